@@ -1,0 +1,86 @@
+"""Backends under test, and how one is found by name.
+
+A backend is selected by
+- a registered name: the built-in ones below, or one a package registers in the entry-point
+  group "dml_conformance.backends" (name = "package.module:Class");
+- "package.module:Class", importable from the current environment;
+- "path/to/file.py:Class", loaded from that file, so a vendor certifies their own
+  implementation without touching this repository.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from backends.base import Backend, Capabilities, DescRejected
+from conformance.levels import FeatureLevel
+
+__all__ = ["BUILTIN", "Backend", "BackendLoadError", "Capabilities", "DescRejected",
+           "load_backend", "registered"]
+
+ENTRY_POINT_GROUP = "dml_conformance.backends"
+
+BUILTIN: dict[str, str] = {
+    "numpy": "backends.numpy_reference:NumpyReferenceBackend",
+}
+
+
+class BackendLoadError(Exception):
+    """A backend could not be found or built; the message says what to fix."""
+
+
+def registered() -> dict[str, str]:
+    """Every registered name -> its "module:Class" target, built-ins first."""
+    names = dict(BUILTIN)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        names.setdefault(ep.name, ep.value)
+    return names
+
+
+def _load_class(target: str) -> type:
+    module_part, sep, class_name = target.rpartition(":")
+    if not sep or not module_part or not class_name:
+        raise BackendLoadError(
+            f"backend {target!r} is not a registered name ({', '.join(registered())}), "
+            "'package.module:Class' or 'path/to/file.py:Class'")
+    if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
+        path = Path(module_part)
+        if not path.is_file():
+            raise BackendLoadError(f"backend file {path} does not exist")
+        mod_name = f"_dmlconf_backend_{abs(hash(str(path.resolve())))}"
+        spec = importlib.util.spec_from_file_location(mod_name, path)
+        if spec is None or spec.loader is None:
+            raise BackendLoadError(f"cannot load {path} as a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            raise BackendLoadError(f"importing {path} failed: {exc!r}") from exc
+    else:
+        try:
+            module = importlib.import_module(module_part)
+        except Exception as exc:
+            raise BackendLoadError(f"importing {module_part} failed: {exc!r}") from exc
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise BackendLoadError(f"{module_part} has no {class_name}")
+    if not (inspect.isclass(cls) and issubclass(cls, Backend)):
+        raise BackendLoadError(f"{target} is not a subclass of backends.base.Backend")
+    return cls
+
+
+def load_backend(spec: str, feature_level: FeatureLevel | None = None) -> Backend:
+    """Build the backend named by spec, claiming feature_level (default: its highest)."""
+    cls = _load_class(registered().get(spec, spec))
+    try:
+        return cls(feature_level=feature_level)
+    except ValueError as exc:
+        raise BackendLoadError(str(exc)) from exc
+    except Exception as exc:
+        raise BackendLoadError(f"building backend {spec} failed: {exc!r}") from exc

@@ -1,0 +1,41 @@
+"""The NumPy reference backend: the operator specs' reference implementations on raw buffers.
+
+It validates every desc at its claimed feature level (every rule the operator spec lists),
+reads each input through its strides (padding, stride-0 broadcasting, NHWC and any other
+dimension order), runs the reference, and writes only the outputs' logical elements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from backends.base import Backend, Capabilities, DescRejected
+from conformance import ops
+from conformance.levels import HIGHEST
+from conformance.ops import OperatorCall
+from conformance.tensors import read_tensor, write_tensor
+
+
+class NumpyReferenceBackend(Backend):
+    name = "numpy"
+
+    @property
+    def capabilities(self) -> Capabilities:
+        types = {name: frozenset().union(*(t.data_types for t in spec.support))
+                 for name, spec in ops.OPERATORS.items()}
+        return Capabilities(operators=types, feature_level=HIGHEST,
+                            notes="the suite's reference: float64 arithmetic, one rounding")
+
+    def create_operator(self, call: OperatorCall) -> None:
+        violations = ops.get(call.operator).validate(call, self.claimed_level)
+        if violations:
+            raise DescRejected("; ".join(str(v) for v in violations))
+
+    def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
+        self.create_operator(call)
+        spec = ops.get(call.operator)
+        inputs = {n: read_tensor(call.tensors[n], bindings[n]) for n in spec.inputs}
+        for name, values in spec.reference(call, inputs).items():
+            write_tensor(call.tensors[name], bindings[name], values)

@@ -1,0 +1,472 @@
+"""Case files: the YAML format (docs/case-format.md, schema in conformance/schema/), loading with
+file:line errors, and the Case model the runner consumes.
+
+Loading never raises anything but CaseFileError, whose text is 'file:line: what is wrong'.
+YAML is read with a SafeLoader subclass (safe_load's loader, plus line numbers).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import numpy as np
+import yaml
+
+from conformance import inputs as sources
+from conformance import ops
+from conformance.levels import FeatureLevel
+from conformance.ops import OperatorCall
+from conformance.spec import PAGES, Citation
+from conformance.tensors import TensorDesc
+
+SINGLE = "call"  # the name of the one call of a single-call case
+
+
+class CaseFileError(Exception):
+    """A malformed case file. str() is 'file:line: message'."""
+
+    def __init__(self, path: str | Path, line: int | None, message: str) -> None:
+        self.path, self.line, self.message = str(path), line, message
+        super().__init__(f"{path}:{line}: {message}" if line else f"{path}: {message}")
+
+
+# -- YAML with line numbers ---------------------------------------------------------------------
+class _LineDict(dict):
+    line: int = 0
+    key_lines: dict
+
+class _LineList(list):
+    line: int = 0
+
+
+class _LineLoader(yaml.SafeLoader):
+    """yaml.SafeLoader that remembers where each mapping, sequence and key starts."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> _LineDict:
+        self.flatten_mapping(node)
+        out = _LineDict()
+        out.line = node.start_mark.line + 1
+        out.key_lines = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a mapping key must be a plain value", key_node.start_mark
+                ) from None
+            if key in out:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark)
+            out[key] = self.construct_object(value_node, deep=True)
+            out.key_lines[key] = key_node.start_mark.line + 1
+        return out
+
+    def construct_sequence(self, node: yaml.SequenceNode, deep: bool = False) -> _LineList:
+        out = _LineList(self.construct_object(child, deep=True) for child in node.value)
+        out.line = node.start_mark.line + 1
+        return out
+
+
+_LineLoader.add_constructor("tag:yaml.org,2002:map", _LineLoader.construct_mapping)
+_LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_sequence)
+
+
+def _line_of(root: Any, path: Sequence[Any]) -> int | None:
+    """The line of the deepest element of root reachable along path."""
+    line = getattr(root, "line", None)
+    node = root
+    for key in path:
+        if isinstance(node, dict) and key in node:
+            line = node.key_lines.get(key, line) if hasattr(node, "key_lines") else line
+            node = node[key]
+        elif isinstance(node, list) and isinstance(key, int) and key < len(node):
+            node = node[key]
+        else:
+            break
+        line = getattr(node, "line", line)
+    return line
+
+
+def _plain(obj: Any) -> Any:
+    """Strip line annotations: plain dicts and lists (for hashing and showing)."""
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_plain(v) for v in obj]
+    return obj
+
+
+@cache
+def schema() -> dict[str, Any]:
+    text = resources.files("conformance").joinpath("schema/case.schema.json").read_text()
+    return json.loads(text)
+
+
+@cache
+def _validators() -> tuple[jsonschema.protocols.Validator, jsonschema.protocols.Validator]:
+    """The file-level validator, and the one for a case with its defaults merged in."""
+    whole = schema()
+    case = {"$schema": whole["$schema"], "$defs": whole["$defs"], "$ref": "#/$defs/case"}
+    return jsonschema.Draft202012Validator(whole), jsonschema.Draft202012Validator(case)
+
+
+def _schema_error(validator: jsonschema.protocols.Validator, doc: Any, path: str | Path,
+                  prefix: Sequence[Any] = ()) -> CaseFileError | None:
+    errors = list(validator.iter_errors(_plain(doc)))
+    if not errors:
+        return None
+    err = jsonschema.exceptions.best_match(errors)
+    where = "/".join(str(p) for p in [*prefix, *err.absolute_path]) or "(top)"
+    return CaseFileError(path, _line_of(doc, list(err.absolute_path)),
+                         f"{where}: {_schema_message(err)}")
+
+
+# -- the model ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Source:
+    """Where an input tensor's bytes come from. kind: values, bits, buffer, iota, constant,
+    random or from (another call's tensor, 'name.Tensor')."""
+
+    kind: str
+    params: Any
+    sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What one output must hold: kind 'reference', 'values' or 'bits' (with an optional ulp
+    tolerance for inline float values)."""
+
+    kind: str
+    data: Any = None
+    ulp: float | None = None
+
+
+@dataclass(frozen=True)
+class NamedCall:
+    name: str
+    call: OperatorCall
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    feature_level: FeatureLevel
+    spec: tuple[Citation, ...]
+    calls: tuple[NamedCall, ...]
+    inputs: dict[str, Source]  # "call.Tensor" -> source
+    expected: dict[str, Expectation] | None  # None: the desc must be rejected
+    relations: tuple[tuple[str, str, str], ...] = ()  # (left ref, right ref, why)
+    layout: dict[str, Any] = field(default_factory=dict)
+    feature_level_below: FeatureLevel | None = None
+    tags: tuple[str, ...] = ()
+    description: str = ""
+    ambiguous: str | None = None
+    file: str = ""
+    line: int = 0
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def rejected(self) -> bool:
+        return self.expected is None
+
+    @property
+    def operators(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c.call.operator for c in self.calls))
+
+    def call(self, name: str) -> OperatorCall:
+        for c in self.calls:
+            if c.name == name:
+                return c.call
+        raise KeyError(name)
+
+    def desc(self, ref: str) -> TensorDesc:
+        name, tensor = ref.split(".", 1)
+        return self.call(name).tensors[tensor]
+
+    def show_ref(self, ref: str) -> str:
+        """'call.OutputTensor' -> 'OutputTensor' in a single-call case."""
+        return ref.split(".", 1)[1] if len(self.calls) == 1 else ref
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(self.raw, sort_keys=True).encode()).hexdigest()
+
+
+# -- loading --------------------------------------------------------------------------------------
+def case_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The .yaml/.yml files under the given files and folders, in a stable order."""
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found += sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml"))
+        elif p.is_file():
+            found.append(p)
+        else:
+            raise CaseFileError(p, None, "no such file or folder")
+    return found
+
+
+def load_cases(paths: Iterable[str | Path]) -> list[Case]:
+    """Every case under paths, ids unique across them."""
+    cases: list[Case] = []
+    seen: dict[str, Case] = {}
+    for path in case_files(paths):
+        for case in load_file(path):
+            if case.id in seen:
+                first = seen[case.id]
+                raise CaseFileError(path, case.line, f"case id {case.id!r} is already used at "
+                                                     f"{first.file}:{first.line}")
+            seen[case.id] = case
+            cases.append(case)
+    return cases
+
+
+def load_file(path: str | Path) -> list[Case]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CaseFileError(path, None, f"cannot read: {exc}") from None
+    return load_text(text, path)
+
+
+def load_text(text: str, path: str | Path = "<text>") -> list[Case]:
+    try:
+        doc = yaml.load(text, Loader=_LineLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        raise CaseFileError(path, line, f"not valid YAML: {exc.problem or exc}") from None
+    except yaml.YAMLError as exc:
+        raise CaseFileError(path, None, f"not valid YAML: {exc}") from None
+    if not isinstance(doc, dict):
+        raise CaseFileError(path, 1, "a case file is a mapping with a 'cases' list")
+    file_validator, case_validator = _validators()
+    error = _schema_error(file_validator, doc, path)
+    if error:
+        raise error
+    defaults = doc.get("defaults", {})
+    cases = []
+    for i, item in enumerate(doc["cases"]):
+        merged = _LineDict({**defaults, **item})
+        merged.line = item.line
+        merged.key_lines = {**{k: defaults.key_lines[k] for k in defaults}, **item.key_lines}
+        error = _schema_error(case_validator, merged, path, ("cases", i))
+        if error:
+            raise error
+        cases.append(_build(merged, path))
+    return cases
+
+
+def _schema_message(err: jsonschema.ValidationError) -> str:
+    if err.validator == "oneOf" and isinstance(err.instance, dict):
+        keys = ", ".join(sorted(err.instance)) or "nothing"
+        return f"this combination of keys ({keys}) is not one of the allowed forms"
+    if err.validator == "additionalProperties":
+        return err.message.replace("Additional properties are", "unknown key(s):").replace(
+            "Additional properties is", "unknown key:")
+    return err.message
+
+
+def _build(item: _LineDict, path: str | Path) -> Case:
+    def fail(message: str, *keys: Any) -> CaseFileError:
+        return CaseFileError(path, _line_of(item, list(keys)), f"case {item['id']}: {message}")
+
+    try:
+        level = FeatureLevel.parse(item["feature_level"])
+        below = (FeatureLevel.parse(item["feature_level_below"])
+                 if "feature_level_below" in item else None)
+    except ValueError as exc:
+        raise fail(str(exc), "feature_level") from None
+    cites = item["spec"] if isinstance(item["spec"], list) else [item["spec"]]
+    for i, c in enumerate(cites):
+        if c["page"] not in PAGES:
+            raise fail(f"unknown spec page {c['page']!r}; known: {', '.join(PAGES)}", "spec", i)
+    spec = tuple(Citation(c["page"], c.get("section", "")) for c in cites)
+
+    raw_calls = item["calls"] if "calls" in item else [
+        {"name": SINGLE, **{k: item[k] for k in ("operator", "attributes", "tensors")}}]
+    calls: list[NamedCall] = []
+    for i, rc in enumerate(raw_calls):
+        keys = ("calls", i) if "calls" in item else ()
+        name = rc.get("name", f"c{i}")
+        if any(c.name == name for c in calls):
+            raise fail(f"two calls are named {name!r}", *keys)
+        try:
+            op = ops.get(rc["operator"])
+        except KeyError as exc:
+            raise fail(exc.args[0], *keys, "operator") from None
+        try:
+            descs = {n: TensorDesc.from_json(d) for n, d in rc["tensors"].items()}
+            call = op.make_call(descs, rc["attributes"])
+        except ValueError as exc:
+            raise fail(str(exc), *keys, "attributes") from None
+        calls.append(NamedCall(name, call))
+
+    case = Case(id=item["id"], feature_level=level, spec=spec, calls=tuple(calls), inputs={},
+                expected=None, feature_level_below=below, tags=tuple(item.get("tags", ())),
+                description=item.get("description", ""), ambiguous=item.get("ambiguous"),
+                file=str(path), line=item.line, raw=_plain(item))
+
+    def ref(text: str, *keys: Any, kind: str | None = None) -> str:
+        full = f"{SINGLE}.{text}" if "calls" not in item and "." not in text else text
+        try:
+            name, tensor = full.split(".", 1)
+            desc = case.call(name).tensors[tensor]
+        except (KeyError, ValueError):
+            raise fail(f"{text!r} names no tensor of this case", *keys) from None
+        del desc
+        roles = dict(ops.get(case.call(name).operator).tensors)
+        if kind and roles[tensor] != kind:
+            raise fail(f"{text!r} is an {roles[tensor]} tensor, not an {kind}", *keys)
+        return full
+
+    for text, src in item.get("inputs", {}).items():
+        full = ref(text, "inputs", text, kind="input")
+        kind = next(k for k in ("values", "bits", "buffer", "iota", "constant", "random", "from")
+                    if k in src)
+        source = Source(kind, src[kind], src.get("sha256"))
+        if kind == "from":
+            source = Source(kind, ref(src["from"], "inputs", text))
+        _check_source(source, case.desc(full), lambda m, t=text: fail(m, "inputs", t))
+        case.inputs[full] = source
+    for c in case.calls:
+        for tensor in ops.get(c.call.operator).inputs:
+            if f"{c.name}.{tensor}" not in case.inputs and item.get("expected") != "rejected":
+                raise fail(f"input {case.show_ref(f'{c.name}.{tensor}')} has no source in "
+                           "'inputs'", "inputs")
+
+    if item.get("expected") != "rejected":
+        expected = {}
+        for text, e in item.get("expected", {}).items():
+            full = ref(text, "expected", text, kind="output")
+            if e == "reference":
+                expected[full] = Expectation("reference")
+            else:
+                kind = "values" if "values" in e else "bits"
+                expectation = Expectation(kind, e[kind], e.get("ulp"))
+                try:
+                    (sources.from_values if kind == "values" else sources.from_bits)(
+                        e[kind], case.desc(full))
+                except sources.SourceError as exc:
+                    raise fail(str(exc), "expected", text) from None
+                expected[full] = expectation
+        object.__setattr__(case, "expected", expected)
+    relations = tuple((ref(r["equal"][0], "relations", i), ref(r["equal"][1], "relations", i),
+                       r.get("why", "")) for i, r in enumerate(item.get("relations", ())))
+    object.__setattr__(case, "relations", relations)
+    if not case.rejected and not case.expected and not case.relations:
+        raise fail("the case expects nothing: give 'expected' (outputs or 'rejected') or "
+                   "'relations'")
+    if case.rejected and len(case.calls) != 1:
+        raise fail("a rejected case has exactly one call", "expected")
+
+    for text, facts in item.get("layout", {}).items():
+        full = ref(text, "layout", text)
+        problem = _check_layout(case.desc(full), facts, case.inputs.get(full))
+        if problem:
+            raise fail(f"layout of {text}: {problem}", "layout", text)
+    object.__setattr__(case, "layout", _plain(item.get("layout", {})))
+
+    if not case.rejected:
+        for c in case.calls:
+            op = ops.get(c.call.operator)
+            need = op.required_level(c.call)
+            if need is None:
+                raise fail(f"{c.call.operator} takes these data types and dimension counts at no "
+                           "feature level; expect 'rejected' or fix the descs", "feature_level")
+            if need > level:
+                raise fail(f"feature_level {level} is below the {need} that {c.call.operator} "
+                           "needs for these data types and dimension counts", "feature_level")
+    elif level < min(ops.get(c.call.operator).introduced for c in case.calls):
+        raise fail(f"feature_level {level} is below the level that introduced the operator",
+                   "feature_level")
+    return case
+
+
+def _check_source(source: Source, desc: TensorDesc, fail: Any) -> None:
+    """Values must fit the tensor; generated ones need their recorded sha256."""
+    try:
+        if source.kind == "values":
+            sources.from_values(source.params, desc)
+        elif source.kind == "bits":
+            sources.from_bits(source.params, desc)
+        elif source.kind == "buffer":
+            sources.buffer_image(source.params, desc)
+        elif source.kind in sources.GENERATED:
+            if source.sha256 is None:
+                got = sources.sha256(sources.generate(source.kind, source.params, desc))
+                raise fail(f"generated input needs its sha256 (the bytes generated now hash to "
+                           f"{got})")
+            if source.kind == "constant":
+                sources.generate(source.kind, source.params, desc)
+    except sources.SourceError as exc:
+        raise fail(str(exc)) from None
+
+
+def _check_layout(desc: TensorDesc, facts: dict[str, Any], source: Source | None
+                  ) -> str | None:
+    """The spec's stated facts about a desc, checked against the tensor model (and, for a
+    `value` at an offset, against the case's buffer image: a letter is its character code)."""
+    if "strides" in facts and list(desc.element_strides) != facts["strides"]:
+        return f"strides are {list(desc.element_strides)}, the spec states {facts['strides']}"
+    if "packed" in facts and desc.is_packed != facts["packed"]:
+        return f"packed is {desc.is_packed}, the spec states {facts['packed']}"
+    if "minimum_size_bytes" in facts and desc.minimum_size != facts["minimum_size_bytes"]:
+        return (f"DMLCalcBufferTensorSize gives {desc.minimum_size}, the spec states "
+                f"{facts['minimum_size_bytes']}")
+    for fact in facts.get("offsets", ()):
+        if len(fact["index"]) != desc.dimension_count:
+            return f"index {fact['index']} has the wrong number of dimensions"
+        got = desc.offset_of(fact["index"])
+        if got != fact["offset"]:
+            return f"element {fact['index']} is at offset {got}, the spec states {fact['offset']}"
+        if "value" in fact:
+            if source is None or source.kind != "buffer":
+                return "a value at an offset is checked against a 'buffer' input only"
+            want = fact["value"]
+            want = ord(want) if isinstance(want, str) and len(want) == 1 else want
+            held = source.params[got] if got < len(source.params) else None
+            if held != want:
+                return f"offset {got} holds {held!r} in the buffer, the spec states {want!r}"
+    return None
+
+
+def case_set_hash(cases: Sequence[Case]) -> str:
+    """sha256 over the sorted ids and contents of the cases: names the exact case set run."""
+    h = hashlib.sha256()
+    for case in sorted(cases, key=lambda c: c.id):
+        h.update(case.id.encode() + b"\0" + case.digest().encode() + b"\n")
+    return h.hexdigest()
+
+
+def select(cases: Sequence[Case], patterns: Sequence[str]) -> list[Case]:
+    """Cases whose id matches any pattern: a glob if it has *?[, else a substring."""
+    from fnmatch import fnmatchcase
+
+    if not patterns:
+        return list(cases)
+
+    def match(case_id: str, pattern: str) -> bool:
+        if any(ch in pattern for ch in "*?["):
+            return fnmatchcase(case_id, pattern)
+        return pattern in case_id
+
+    return [c for c in cases if any(match(c.id, p) for p in patterns)]
+
+
+def logical_values(source: Source, desc: TensorDesc) -> np.ndarray:
+    """The logical input values a non-chained, non-buffer source makes for desc."""
+    if source.kind == "values":
+        return sources.from_values(source.params, desc)
+    if source.kind == "bits":
+        return sources.from_bits(source.params, desc)
+    return sources.generate(source.kind, source.params, desc)

@@ -1,0 +1,92 @@
+"""How an output is judged: the expectation models and the mismatch messages.
+
+Three kinds, each exact where the spec is exact and bounded where it is not:
+- exact:  every element's bits equal the expected bits (NaN payloads and -0.0 included). Used for
+          all data movement, for nearest-neighbour resampling and for inline expected values.
+- one_of: each element equals, bit for bit, the element of one of several acceptable arrays
+          (nearest-neighbour at a tie of the coordinate: spec-notes §4).
+- within: |got - center| <= bound per element, computed in float64; a NaN center needs a NaN.
+          Used for linear resampling (float outputs: error bound; integer outputs: either integer
+          neighbour of the exact value, spec-notes §4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+Kind = Literal["exact", "one_of", "within"]
+SHOWN = 5  # mismatching elements listed in a message
+
+
+@dataclass
+class Expected:
+    """What one output must hold. values: the reference output in the output's dtype."""
+
+    values: np.ndarray
+    kind: Kind = "exact"
+    alternatives: tuple[np.ndarray, ...] = ()
+    center: np.ndarray | None = None
+    bound: np.ndarray | None = None
+    rule: str = "bit-exact"
+
+    def __post_init__(self) -> None:
+        if self.kind == "within" and (self.center is None or self.bound is None):
+            raise ValueError("a 'within' expectation needs center and bound")
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return a.view(np.dtype(f"<u{a.dtype.itemsize}"))
+
+
+def mismatches(got: np.ndarray, exp: Expected) -> np.ndarray:
+    """Boolean array: True where got is not acceptable under exp."""
+    if got.shape != exp.values.shape:
+        raise ValueError(f"shape {got.shape} against expected {exp.values.shape}")
+    if exp.kind == "exact":
+        return _bits(got) != _bits(exp.values)
+    if exp.kind == "one_of":
+        bad = _bits(got) != _bits(exp.values)
+        for alt in exp.alternatives:
+            bad &= _bits(got) != _bits(alt)
+        return bad
+    center = exp.center.astype(np.float64)
+    value = got.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        ok = np.abs(value - center) <= exp.bound
+    ok |= np.isnan(center) & np.isnan(value)
+    ok |= np.isinf(center) & (value == center)
+    return ~ok
+
+
+def format_value(v: np.generic) -> str:
+    """A value as a reader wants it: the number, plus its bits where those matter."""
+    if np.issubdtype(v.dtype, np.floating):
+        bits = int(_bits(np.asarray(v)).item())
+        width = v.dtype.itemsize * 2
+        text = repr(float(v)) if not np.isnan(v) else "nan"
+        if np.isnan(v) or (v == 0 and np.signbit(v)) or v.dtype == np.float16:
+            return f"{text} (0x{bits:0{width}x})"
+        return text
+    return str(int(v))
+
+
+def describe(got: np.ndarray, exp: Expected, bad: np.ndarray, name: str) -> str:
+    """'OutputTensor: 3 of 48 elements differ (bit-exact): [0, 1, 0, 2] expected 5, got 7; ...'"""
+    where = np.argwhere(bad)
+    parts = []
+    for index in where[:SHOWN]:
+        idx = tuple(int(i) for i in index)
+        want = format_value(exp.values[idx])
+        if exp.kind == "one_of":
+            others = {format_value(a[idx]) for a in exp.alternatives} - {want}
+            if others:
+                want += " or " + " or ".join(sorted(others))
+        elif exp.kind == "within":
+            want = f"{float(exp.center[idx])!r} ± {float(exp.bound[idx]):.3g}"
+        parts.append(f"{list(idx)} expected {want}, got {format_value(got[idx])}")
+    more = f"; and {len(where) - SHOWN} more" if len(where) > SHOWN else ""
+    return (f"{name}: {len(where)} of {bad.size} elements differ ({exp.rule}): "
+            + "; ".join(parts) + more)

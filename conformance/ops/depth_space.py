@@ -1,0 +1,165 @@
+"""DEPTH_TO_SPACE, DEPTH_TO_SPACE1, SPACE_TO_DEPTH, SPACE_TO_DEPTH1.
+
+Pure data movement: outputs are bit-exact copies of input elements (spec-notes §3).
+
+Layouts (DML_DEPTH_SPACE_ORDER page), dimensions in parentheses flattened together:
+- DEPTH_COLUMN_ROW: depth [N, (BlockHeight, BlockWidth, C), H, W]
+- COLUMN_ROW_DEPTH: depth [N, (C, BlockHeight, BlockWidth), H, W]
+- both:             space [N, C, (H, BlockHeight), (W, BlockWidth)]
+The original operators are the *1 operators with DEPTH_COLUMN_ROW (the *1 pages' Remarks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from conformance.levels import FeatureLevel
+from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, table
+from conformance.spec import Citation, Violation
+
+ORDERS = {"DEPTH_COLUMN_ROW": 0, "COLUMN_ROW_DEPTH": 1}  # DML_DEPTH_SPACE_ORDER (notes §1)
+
+_FLOATS = "FLOAT32, FLOAT16"
+_INTS = "FLOAT32, FLOAT16, INT32, INT16, INT8, UINT32, UINT16, UINT8"
+_ALL = ("FLOAT64, FLOAT32, FLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8")
+
+
+def _tables(page: str, first: str) -> tuple:
+    """The Tensor support tables of the four pages: FLOAT32/FLOAT16 from 1_0 (original
+    operators only), the 8/16/32-bit integers from 2_1, the 64-bit types from 5_0."""
+    levels = [("1_0", _FLOATS), ("2_1", _INTS), ("5_0", _ALL)]
+    start = [lv for lv, _ in levels].index(first)
+    return tuple(table(lv, [4], types, page, f"Tensor support / DML_FEATURE_LEVEL_{lv} and above")
+                 for lv, types in levels[start:])
+
+
+def depth_to_space(x: np.ndarray, block: int, order: str) -> np.ndarray:
+    """Reshape/transpose form of DEPTH_TO_SPACE1 on a logical NCHW array (any dtype)."""
+    n, c, h, w = x.shape
+    cc = c // (block * block)
+    if order == "DEPTH_COLUMN_ROW":
+        y = x.reshape(n, block, block, cc, h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        y = x.reshape(n, cc, block, block, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return y.reshape(n, cc, h * block, w * block)
+
+
+def space_to_depth(x: np.ndarray, block: int, order: str) -> np.ndarray:
+    """Reshape/transpose form of SPACE_TO_DEPTH1: the inverse of depth_to_space."""
+    n, c, h, w = x.shape
+    hh, ww = h // block, w // block
+    y = x.reshape(n, c, hh, block, ww, block)
+    if order == "DEPTH_COLUMN_ROW":
+        y = y.transpose(0, 3, 5, 1, 2, 4)
+    else:
+        y = y.transpose(0, 1, 3, 5, 2, 4)
+    return y.reshape(n, c * block * block, hh, ww)
+
+
+class _DepthSpace(OperatorSpec):
+    to_space: bool  # True for DEPTH_TO_SPACE(1)
+
+    def order(self, call: OperatorCall) -> str:
+        return call.attributes.get("Order", "DEPTH_COLUMN_ROW")
+
+    def infer_output_sizes(self, input_sizes: Sequence[int], attributes: Mapping[str, Any]
+                           ) -> tuple[int, ...]:
+        n, c, h, w = input_sizes
+        b = attributes["BlockSize"]
+        if b < 1:
+            raise ValueError("BlockSize must be at least 1")
+        if self.to_space:
+            # DEPTH_TO_SPACE1 page, OutputTensor: {N, C / (B*B), H * B, W * B}
+            if c % (b * b):
+                raise ValueError(f"InputChannelCount {c} is not divisible by BlockSize^2 {b * b}")
+            return (n, c // (b * b), h * b, w * b)
+        # SPACE_TO_DEPTH1: {N, C * B*B, H / B, W / B}; the page's member text repeats the
+        # depth-to-space formula, its examples give this one (spec-notes §3, doc error).
+        if h % b or w % b:
+            raise ValueError(f"InputHeight {h} and InputWidth {w} must be divisible by {b}")
+        return (n, c * b * b, h // b, w // b)
+
+    def check(self, call: OperatorCall, level: FeatureLevel) -> list[Violation]:
+        out = []
+        b = call.attributes["BlockSize"]
+        inp = call.tensors["InputTensor"].sizes
+        if b < 1:
+            out.append(Violation("depth_space.block_size",
+                                 f"BlockSize {b} must be at least 1 (the width and height of the "
+                                 "blocks that are moved)", Citation(self.page, "BlockSize")))
+        order = call.attributes.get("Order", "DEPTH_COLUMN_ROW")
+        if order not in ORDERS:
+            out.append(Violation("depth_space.order",
+                                 f"Order {order!r} is not a DML_DEPTH_SPACE_ORDER value",
+                                 Citation("DML_DEPTH_SPACE_ORDER", "Constants")))
+        if b >= 1 and len(inp) == 4:
+            _, c, h, w = inp
+            if self.to_space and c % (b * b):
+                out.append(Violation(
+                    "depth_space.channels_divisible",
+                    f"InputChannelCount {c} is not divisible by BlockSize * BlockSize {b * b}; "
+                    "OutputChannelCount is InputChannelCount / (BlockSize * BlockSize)",
+                    Citation(self.page, "OutputTensor")))
+            if not self.to_space and (h % b or w % b):
+                out.append(Violation(
+                    "depth_space.spatial_divisible",
+                    f"InputHeight {h} and InputWidth {w} must be multiples of BlockSize {b}; "
+                    "the output is {N, C * B * B, H / B, W / B}",
+                    Citation("NOTES", "3")))
+            if len(call.tensors["OutputTensor"].sizes) == 4:
+                out += self.check_output_sizes(call)
+        return out
+
+    def reference(self, call: OperatorCall, inputs: Mapping[str, np.ndarray]
+                  ) -> dict[str, np.ndarray]:
+        x = inputs["InputTensor"]
+        bits = x.view(np.dtype(f"<u{x.dtype.itemsize}"))  # move bits, never values
+        move = depth_to_space if self.to_space else space_to_depth
+        y = move(bits, call.attributes["BlockSize"], self.order(call))
+        return {"OutputTensor": np.ascontiguousarray(y).view(x.dtype)}
+
+
+class DepthToSpace(_DepthSpace):
+    name = "DEPTH_TO_SPACE"
+    type_value = 69
+    introduced = FeatureLevel.FL_1_0
+    page = "DML_DEPTH_TO_SPACE_OPERATOR_DESC"
+    attributes = (Attribute("BlockSize", "uint"),)
+    support = _tables(page, "1_0")
+    to_space = True
+
+
+class DepthToSpace1(_DepthSpace):
+    name = "DEPTH_TO_SPACE1"
+    type_value = 113
+    introduced = FeatureLevel.FL_2_1
+    page = "DML_DEPTH_TO_SPACE1_OPERATOR_DESC"
+    attributes = (Attribute("BlockSize", "uint"), Attribute("Order", "enum", ORDERS))
+    support = _tables(page, "2_1")
+    to_space = True
+
+
+class SpaceToDepth(_DepthSpace):
+    name = "SPACE_TO_DEPTH"
+    type_value = 68
+    introduced = FeatureLevel.FL_1_0
+    page = "DML_SPACE_TO_DEPTH_OPERATOR_DESC"
+    attributes = (Attribute("BlockSize", "uint"),)
+    support = _tables(page, "1_0")
+    to_space = False
+
+
+class SpaceToDepth1(_DepthSpace):
+    name = "SPACE_TO_DEPTH1"
+    type_value = 114
+    introduced = FeatureLevel.FL_2_1
+    page = "DML_SPACE_TO_DEPTH1_OPERATOR_DESC"
+    attributes = (Attribute("BlockSize", "uint"), Attribute("Order", "enum", ORDERS))
+    support = _tables(page, "2_1")
+    to_space = False
+
+
+OPERATORS = (DepthToSpace(), DepthToSpace1(), SpaceToDepth(), SpaceToDepth1())

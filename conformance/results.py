@@ -1,0 +1,117 @@
+"""Results: one record per case, the run's provenance, the verdict per feature level, and the
+results JSON (docs/results-format.md)."""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from conformance import __version__
+from conformance.levels import FeatureLevel
+
+FORMAT = "dml-conformance-results/1"
+STATUSES = ("PASS", "FAIL", "ERROR", "NOT_SUPPORTED")
+#: The levels at which the operators' tables change: the levels a verdict is given for.
+VERDICT_LEVELS = tuple(FeatureLevel.parse(t) for t in ("1_0", "2_0", "2_1", "5_0", "5_1", "6_2"))
+
+
+@dataclass
+class Result:
+    id: str
+    status: str
+    message: str = ""
+    duration_s: float = 0.0
+    operators: list[str] = field(default_factory=list)
+    feature_level: str = ""
+    feature_level_below: str | None = None
+    tags: list[str] = field(default_factory=list)
+    spec: list[dict[str, str]] = field(default_factory=list)
+    ambiguous: str | None = None
+    info: list[str] = field(default_factory=list)
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def summary(results: list[Result]) -> dict[str, int]:
+    counts = Counter(r.status for r in results)
+    return {s: counts.get(s, 0) for s in STATUSES}
+
+
+def decisive(results: list[Result]) -> list[Result]:
+    """Results that decide verdicts and the exit status: all but ambiguous cases."""
+    return [r for r in results if not r.ambiguous]
+
+
+def verdicts(results: list[Result], claimed: FeatureLevel) -> dict[str, dict[str, Any]]:
+    """Per distinguished feature level up to the claimed one: conformant (True) when every
+    mandatory case at that level (needing it or less, not ambiguous, not limited to lower
+    levels) passed; None when no case is mandatory there (untested, no verdict)."""
+    out: dict[str, dict[str, Any]] = {}
+    for level in VERDICT_LEVELS:
+        if level > claimed:
+            break
+        mandatory = [r for r in decisive(results)
+                     if FeatureLevel.parse(r.feature_level) <= level
+                     and not (r.feature_level_below
+                              and level >= FeatureLevel.parse(r.feature_level_below))]
+        counts = summary(mandatory)
+        out[str(level)] = {
+            "conformant": counts["PASS"] == len(mandatory) if mandatory else None,
+            "mandatory": len(mandatory),
+            **counts,
+        }
+    return out
+
+
+def exit_status(results: list[Result]) -> int:
+    """0 only when no decisive case FAILed or ERRORed."""
+    return int(any(r.status in ("FAIL", "ERROR") for r in decisive(results)))
+
+
+def platform_info() -> dict[str, str]:
+    return {
+        "system": platform.system(),
+        "release": platform.release(),
+        "machine": platform.machine(),
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+    }
+
+
+def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256: str,
+             claimed: FeatureLevel, started_at: str, finished_at: str, duration_s: float,
+             command: str, case_paths: list[str]) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "suite_version": __version__,
+        "case_set_sha256": case_set_sha256,
+        "case_paths": case_paths,
+        "command": command,
+        "backend": backend,
+        "feature_level": str(claimed),
+        "platform": platform_info(),
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "duration_s": round(duration_s, 3),
+        "summary": summary(results),
+        "ambiguous": summary([r for r in results if r.ambiguous]),
+        "verdict": verdicts(results, claimed),
+        "results": [r.to_json() for r in results],
+    }
+
+
+def write(doc: dict[str, Any], path: str | Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)

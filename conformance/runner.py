@@ -1,0 +1,320 @@
+"""Cases x backend -> results.
+
+For each case: NOT_SUPPORTED (with the reason) where the backend's claims exclude it; otherwise
+materialise the bindings (each buffer between guard bytes, inputs written through their strides,
+outputs pre-filled), create the operator, execute, and judge:
+- FAIL: an output beyond its tolerance, a guard byte or an input byte changed, a valid desc
+  rejected, or an invalid desc accepted;
+- ERROR: the backend raised anything but DescRejected;
+- writes into an output's padding inside TotalTensorSizeInBytes are legal (spec-notes §2):
+  recorded in `info`, never a failure.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from backends.base import Backend, DescRejected
+from conformance import compare, ops
+from conformance import inputs as sources
+from conformance.casefile import Case, logical_values
+from conformance.compare import Expected
+from conformance.ops import OperatorCall
+from conformance.results import Result
+from conformance.tensors import TensorDesc, footprint_mask, read_tensor, write_tensor
+
+GUARD = 64  # bytes before and after every buffer; keeps the buffer 16-byte aligned
+GUARD_BYTE = 0xA5
+INPUT_PADDING_BYTE = 0x5A
+OUTPUT_FILLS = (0xCD, 0x32)  # the second run is made only when the first proves too little
+#: Buffers above this size are not materialised (a rejected desc may describe a huge tensor).
+MAX_BUFFER_BYTES = 1 << 30
+
+
+class CaseError(Exception):
+    """The case cannot be run as written (e.g. generated inputs drifted): an ERROR."""
+
+
+def unsupported_reason(case: Case, backend: Backend) -> str | None:
+    """Why the backend's declared capabilities exclude this case, or None."""
+    caps = backend.capabilities
+    claimed = backend.claimed_level
+    if case.feature_level > claimed:
+        return (f"needs feature level {case.feature_level}; the backend claims {claimed} "
+                "(not required of it)")
+    if case.feature_level_below and claimed >= case.feature_level_below:
+        return (f"the expectation holds below feature level {case.feature_level_below} only; "
+                f"the backend claims {claimed}")
+    if case.rejected and not caps.rejects_invalid:
+        return "the backend declares that it does not validate descs"
+    for named in case.calls:
+        call = named.call
+        if call.operator not in caps.operators:
+            return f"the backend does not implement {call.operator}"
+        if not case.rejected:
+            for tensor, desc in call.tensors.items():
+                if desc.data_type not in caps.operators[call.operator]:
+                    return (f"the backend does not run {call.operator} with "
+                            f"{desc.data_type.name} ({tensor})")
+            if not caps.strided and any(d.is_strided for d in call.tensors.values()):
+                return "the backend declares no support for strided tensors"
+            if not caps.arbitrary_offsets and "InputPixelOffsets" in call.attributes:
+                pairs = zip(call.attributes["InputPixelOffsets"],
+                            call.attributes["OutputPixelOffsets"], strict=True)
+                odd = [p for p in pairs if tuple(p) not in caps.offset_pairs]
+                if odd:
+                    return (f"the backend takes pixel offset pairs {sorted(caps.offset_pairs)} "
+                            f"only, not {odd[0]}")
+        reason = backend.unsupported_reason(call)
+        if reason:
+            return reason
+    return None
+
+
+@dataclass
+class _Binding:
+    desc: TensorDesc
+    guarded: np.ndarray  # GUARD + total + GUARD bytes
+
+    @property
+    def buffer(self) -> np.ndarray:
+        return self.guarded[GUARD:GUARD + self.desc.total_size]
+
+    def guards_intact(self) -> bool:
+        g = self.guarded
+        return bool(np.all(g[:GUARD] == GUARD_BYTE) and np.all(g[GUARD + self.desc.total_size:]
+                                                               == GUARD_BYTE))
+
+    def read(self) -> np.ndarray:
+        return read_tensor(self.desc, self.buffer)
+
+
+def _allocate(desc: TensorDesc, fill: int) -> _Binding:
+    total = desc.total_size
+    if total > MAX_BUFFER_BYTES:
+        raise CaseError(f"a {total}-byte buffer is beyond what the runner materialises "
+                        f"({MAX_BUFFER_BYTES})")
+    guarded = np.full(GUARD + total + GUARD, GUARD_BYTE, dtype=np.uint8)
+    guarded[GUARD:GUARD + total] = fill
+    return _Binding(desc, guarded)
+
+
+class _Run:
+    """One execution of a case's calls with one output fill byte."""
+
+    def __init__(self, case: Case, backend: Backend, fill: int) -> None:
+        self.case, self.backend, self.fill = case, backend, fill
+        self.bindings: dict[str, _Binding] = {}
+        self.info: list[str] = []
+
+    def input_binding(self, ref: str, desc: TensorDesc) -> _Binding:
+        source = self.case.inputs.get(ref)
+        b = _allocate(desc, INPUT_PADDING_BYTE)
+        if source is None:  # a rejected case may leave inputs unspecified
+            return b
+        if source.kind == "buffer":
+            image = sources.buffer_image(source.params, desc)
+            b.buffer[:image.size] = image
+            return b
+        if source.kind == "from":
+            values = self.bindings[source.params].read()
+            if values.shape != desc.sizes:
+                raise CaseError(f"{source.params} has Sizes {list(values.shape)}, "
+                                f"{self.case.show_ref(ref)} has {list(desc.sizes)}")
+        else:
+            values = logical_values(source, desc)
+            if source.sha256 and sources.sha256(values) != source.sha256:
+                raise CaseError(f"generated input {self.case.show_ref(ref)} drifted: its bytes "
+                                f"hash to {sources.sha256(values)}, the case records "
+                                f"{source.sha256}")
+        write_tensor(desc, b.buffer, values)
+        return b
+
+    def execute(self, name: str, call: OperatorCall) -> None:
+        spec = ops.get(call.operator)
+        for tensor in spec.inputs:
+            ref = f"{name}.{tensor}"
+            self.bindings[ref] = self.input_binding(ref, call.tensors[tensor])
+        for tensor in spec.outputs:
+            self.bindings[f"{name}.{tensor}"] = _allocate(call.tensors[tensor], self.fill)
+        mine = {t: self.bindings[f"{name}.{t}"] for t in call.tensors}
+        snapshot = {t: mine[t].buffer.copy() for t in spec.inputs}
+        _call_backend(self.backend.create_operator, call)
+        _call_backend(self.backend.execute, call, {t: b.buffer for t, b in mine.items()})
+        for t, b in mine.items():
+            if not b.guards_intact():
+                raise BindingError(f"{self.case.show_ref(f'{name}.{t}')}: the backend wrote "
+                                   f"outside its buffer (guard bytes around the "
+                                   f"{b.desc.total_size}-byte binding changed)")
+        for t in spec.inputs:
+            changed = np.flatnonzero(mine[t].buffer != snapshot[t])
+            if changed.size:
+                raise BindingError(f"{self.case.show_ref(f'{name}.{t}')}: the backend changed "
+                                   f"{changed.size} byte(s) of its input, first at byte "
+                                   f"{int(changed[0])}")
+        for t in spec.outputs:
+            b = mine[t]
+            padding = ~footprint_mask(b.desc) & (b.buffer != self.fill)
+            if padding.any():
+                self.info.append(f"{t}: wrote {int(padding.sum())} padding byte(s) inside "
+                                 "TotalTensorSizeInBytes (legal: spec-notes §2)")
+
+
+class BindingError(Exception):
+    """A FAIL found in the bound buffers: guard bytes or input bytes changed."""
+
+
+class BackendError(Exception):
+    """The backend raised something other than DescRejected: an ERROR."""
+
+
+def _call_backend(method: Callable, *args: object) -> None:
+    try:
+        method(*args)
+    except DescRejected:
+        raise
+    except Exception as exc:
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f" at {tb[-1].filename}:{tb[-1].lineno}" if tb else ""
+        raise BackendError(f"the backend raised {type(exc).__name__}: {exc}{where}") from exc
+
+
+def _expectations(case: Case, run: _Run) -> dict[str, Expected]:
+    out: dict[str, Expected] = {}
+    for ref, e in (case.expected or {}).items():
+        desc = case.desc(ref)
+        if e.kind == "reference":
+            name, tensor = ref.split(".", 1)
+            call = case.call(name)
+            spec = ops.get(call.operator)
+            inputs = {t: run.bindings[f"{name}.{t}"].read() for t in spec.inputs}
+            out[ref] = spec.expected(call, inputs)[tensor]
+            continue
+        values = (sources.from_values if e.kind == "values" else sources.from_bits)(e.data, desc)
+        if e.ulp is not None and desc.data_type.is_float:
+            center = values.astype(np.float64)
+            bound = e.ulp * np.spacing(np.abs(values)).astype(np.float64)
+            out[ref] = Expected(values, kind="within", center=center, bound=bound,
+                                rule=f"within {e.ulp} ulp of the case's values")
+        else:
+            out[ref] = Expected(values, rule="bit-exact, the case's values")
+    return out
+
+
+def _covers_fill(expected: Expected, fill: int) -> bool:
+    """Whether some expected element is the fill pattern itself (then an unwritten element
+    would pass unseen, and a second run with another fill is needed)."""
+    arrays = (expected.values, *expected.alternatives)
+    for a in arrays:
+        b = np.ascontiguousarray(a).view(np.uint8).reshape(-1, a.dtype.itemsize)
+        if np.any(np.all(b == fill, axis=1)):
+            return True
+    return False
+
+
+def _judge(case: Case, backend: Backend, fill: int) -> tuple[str, str, list[str], list[dict],
+                                                              bool]:
+    """Run once; (status, message, info, mismatches, needs_second_fill)."""
+    run = _Run(case, backend, fill)
+    try:
+        for named in case.calls:
+            run.execute(named.name, named.call)
+    except BindingError as exc:
+        return "FAIL", str(exc), run.info, [], False
+    except DescRejected as exc:
+        return "FAIL", f"the backend rejected a valid desc: {exc}", run.info, [], False
+    failures, details, again = [], [], False
+    for ref, exp in _expectations(case, run).items():
+        got = run.bindings[ref].read()
+        bad = compare.mismatches(got, exp)
+        again |= _covers_fill(exp, fill)
+        if bad.any():
+            failures.append(compare.describe(got, exp, bad, case.show_ref(ref)))
+            for index in np.argwhere(bad)[:compare.SHOWN]:
+                idx = tuple(int(i) for i in index)
+                details.append({"tensor": case.show_ref(ref), "index": list(idx),
+                                "expected": compare.format_value(exp.values[idx]),
+                                "got": compare.format_value(got[idx])})
+    for left, right, why in case.relations:
+        a, b = run.bindings[left].read(), run.bindings[right].read()
+        if a.shape != b.shape:
+            failures.append(f"{left} {list(a.shape)} and {right} {list(b.shape)} differ in shape")
+            continue
+        bad = compare.mismatches(a, Expected(b, rule=f"{right}, bit-exact"))
+        if bad.any():
+            failures.append(f"relation {left} == {right}{f' ({why})' if why else ''}: "
+                            + compare.describe(a, Expected(b, rule="bit-exact"), bad, left))
+    if failures:
+        return "FAIL", " | ".join(failures), run.info, details, False
+    return "PASS", "", run.info, details, again
+
+
+def _run_rejected(case: Case, backend: Backend) -> tuple[str, str]:
+    named = case.calls[0]
+    call = named.call
+    broken = ops.get(call.operator).validate(call, backend.claimed_level)
+    why = "; ".join(str(v) for v in broken) or "(the reference finds no broken rule)"
+    try:
+        _call_backend(backend.create_operator, call)
+    except DescRejected as exc:
+        return "PASS", f"rejected at create_operator: {exc}"
+    run = _Run(case, backend, OUTPUT_FILLS[0])
+    try:
+        run.execute(named.name, call)
+    except DescRejected as exc:
+        return "PASS", f"rejected at execute: {exc}"
+    except CaseError:
+        return "FAIL", (f"the backend accepted an invalid desc at create_operator (too large to "
+                        f"dispatch here); it breaks: {why}")
+    except BindingError as exc:
+        return "FAIL", f"the backend accepted an invalid desc and then: {exc}; it breaks: {why}"
+    return "FAIL", f"the backend accepted an invalid desc; it breaks: {why}"
+
+
+def run_case(case: Case, backend: Backend) -> Result:
+    started = time.perf_counter()
+    result = Result(
+        id=case.id, status="PASS", operators=list(case.operators),
+        feature_level=str(case.feature_level),
+        feature_level_below=str(case.feature_level_below) if case.feature_level_below else None,
+        tags=list(case.tags), spec=[c.to_json() for c in case.spec], ambiguous=case.ambiguous)
+    try:
+        reason = unsupported_reason(case, backend)
+        if reason:
+            result.status, result.message = "NOT_SUPPORTED", reason
+        elif case.rejected:
+            result.status, result.message = _run_rejected(case, backend)
+        else:
+            status, message, info, details, again = _judge(case, backend, OUTPUT_FILLS[0])
+            if status == "PASS" and again:
+                status, message, info2, details, _ = _judge(case, backend, OUTPUT_FILLS[1])
+                info += [i for i in info2 if i not in info]
+            result.status, result.message = status, message
+            result.info, result.mismatches = info, details
+    except CaseError as exc:
+        result.status, result.message = "ERROR", f"the case cannot run: {exc}"
+    except BackendError as exc:
+        result.status, result.message = "ERROR", str(exc)
+    except Exception as exc:
+        result.status = "ERROR"
+        result.message = (f"internal error in the harness (please report): "
+                          f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-3)}")
+    result.duration_s = round(time.perf_counter() - started, 6)
+    return result
+
+
+def run_cases(cases: Iterable[Case], backend: Backend,
+              on_result: Callable[[Result], None] | None = None) -> list[Result]:
+    results = []
+    for case in cases:
+        result = run_case(case, backend)
+        results.append(result)
+        if on_result:
+            on_result(result)
+    return results
+
