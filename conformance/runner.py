@@ -26,9 +26,15 @@ from conformance.casefile import Case, logical_values
 from conformance.compare import Expected
 from conformance.ops import OperatorCall
 from conformance.results import Result
-from conformance.tensors import TensorDesc, footprint_mask, read_tensor, write_tensor
+from conformance.tensors import (
+    MINIMUM_BUFFER_TENSOR_ALIGNMENT,
+    TensorDesc,
+    footprint_mask,
+    read_tensor,
+    write_tensor,
+)
 
-GUARD = 64  # bytes before and after every buffer; keeps the buffer 16-byte aligned
+GUARD = 64  # bytes before and after every buffer
 GUARD_BYTE = 0xA5
 INPUT_PADDING_BYTE = 0x5A
 OUTPUT_FILLS = (0xCD, 0x32)  # the second run is made only when the first proves too little
@@ -99,7 +105,13 @@ def _allocate(desc: TensorDesc, fill: int) -> _Binding:
     if total > MAX_BUFFER_BYTES:
         raise CaseError(f"a {total}-byte buffer is beyond what the runner materialises "
                         f"({MAX_BUFFER_BYTES})")
-    guarded = np.full(GUARD + total + GUARD, GUARD_BYTE, dtype=np.uint8)
+    # Bind at an address aligned as DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT and the desc's
+    # GuaranteedBaseOffsetAlignment promise.
+    align = max(MINIMUM_BUFFER_TENSOR_ALIGNMENT, desc.guaranteed_base_offset_alignment)
+    raw = np.empty(GUARD + total + GUARD + align, dtype=np.uint8)
+    skip = -(raw.ctypes.data + GUARD) % align
+    guarded = raw[skip:skip + GUARD + total + GUARD]
+    guarded[:] = GUARD_BYTE
     guarded[GUARD:GUARD + total] = fill
     return _Binding(desc, guarded)
 
