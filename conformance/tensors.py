@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from math import prod
+from itertools import combinations
+from math import gcd, prod
 from typing import Any
 
 import numpy as np
@@ -263,7 +264,7 @@ def validate_desc(
 
 
 #: Beyond this many elements the exact overlap search is replaced by the sufficient test alone.
-_EXACT_OVERLAP_LIMIT = 1 << 24
+_EXACT_OVERLAP_LIMIT = 1 << 22
 
 
 def find_shared_address(
@@ -272,9 +273,10 @@ def find_shared_address(
     """Two distinct logical indices with the same element offset, or None if all are distinct.
 
     Fast path: with dimensions sorted by stride, if every stride exceeds the largest offset the
-    smaller-stride dimensions reach, offsets are unique. Otherwise the offsets are enumerated
-    (exact) up to _EXACT_OVERLAP_LIMIT elements; beyond that only the leading 64 indices of
-    each dimension are searched, and a layout with no clash there is taken as distinct.
+    smaller-stride dimensions reach, offsets are unique. Otherwise the offsets are enumerated,
+    which is exact, up to _EXACT_OVERLAP_LIMIT elements. Beyond that, clashes between two
+    dimensions are found exactly (a * s_i == b * s_j with a < n_i, b < n_j), and clashes that
+    need three or more dimensions are searched among the leading indices only (bounded work).
     """
     dims = [(st, sz) for st, sz in zip(strides, sizes, strict=True) if sz > 1]
     reach = 0
@@ -284,9 +286,33 @@ def find_shared_address(
         reach += (size - 1) * stride
     else:
         return None
-    count = prod(sizes)
-    if count > _EXACT_OVERLAP_LIMIT:
-        sizes = [min(s, 64) for s in sizes]
+    if prod(sizes) <= _EXACT_OVERLAP_LIMIT:
+        return _enumerate_clash(sizes, strides)
+    for i, j in combinations(range(len(sizes)), 2):
+        si, sj = strides[i], strides[j]
+        if sizes[i] < 2 or sizes[j] < 2:
+            continue
+        if si == 0 or sj == 0:  # a broadcast dimension: index 0 and 1 share an address
+            k = i if si == 0 else j
+            return _pair(len(sizes), {}, {k: 1})
+        g = gcd(si, sj)
+        a, b = sj // g, si // g  # a * si == b * sj, the smallest such step
+        if a < sizes[i] and b < sizes[j]:
+            return _pair(len(sizes), {i: a}, {j: b})
+    capped = list(sizes)
+    while prod(capped) > _EXACT_OVERLAP_LIMIT:
+        k = capped.index(max(capped))
+        capped[k] = max(2, capped[k] // 2)
+    return _enumerate_clash(capped, strides)
+
+
+def _pair(n: int, a: dict[int, int], b: dict[int, int]
+          ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return (tuple(a.get(k, 0) for k in range(n)), tuple(b.get(k, 0) for k in range(n)))
+
+
+def _enumerate_clash(sizes: Sequence[int], strides: Sequence[int]
+                     ) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     offsets = np.zeros(1, dtype=np.int64)
     for size, stride in zip(sizes, strides, strict=True):
         offsets = (offsets[:, None] + np.arange(size, dtype=np.int64)[None, :] * stride).ravel()

@@ -112,7 +112,8 @@ class OperatorCall:
 
 def float32(values: Sequence[float]) -> np.ndarray:
     """FLOAT attributes as the operator receives them: rounded to float32, then widened."""
-    return np.asarray(values, dtype=np.float32).astype(np.float64)
+    with np.errstate(over="ignore"):  # beyond float32's range is inf: validate() reports it
+        return np.asarray(values, dtype=np.float32).astype(np.float64)
 
 
 class OperatorSpec(ABC):
