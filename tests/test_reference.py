@@ -598,7 +598,14 @@ def test_linear_integer_accepts_floor_and_ceil(dtype, values, accepted):
                 continue
             got = ref.copy()
             got[0, 0, 0, k] = v
-            assert bool(mismatches(got, exp)[0, 0, 0, k]) == (v not in ok), (k, v)
+            bad = bool(mismatches(got, exp)[0, 0, 0, k])
+            if v in ok:
+                assert not bad, (k, v)
+            elif min(abs(v - a) for a in ok) > 1 or len(ok) == 2:
+                # Beyond the neighbours of the exact value: rejected. (Next to an exact whole
+                # number, the float32 error allowance also admits the adjacent integer: a
+                # float32 2.9999998 for an exact 3 may truncate to 2; docs/tolerances.md.)
+                assert bad, (k, v)
     # INT8 and UINT8 need feature level 6_2
     spec = ops.get("RESAMPLE1")
     dt = DTYPE_OF[np.dtype(dtype)]

@@ -186,17 +186,20 @@ def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]]) -> Expecte
         lo = np.minimum(np.take(lo, i0, axis=d), np.take(lo, i1, axis=d))
         coord_err = coord_err + err.reshape(t.shape)
     dtype = x.dtype
+    with np.errstate(invalid="ignore", over="ignore"):
+        float_error = ACCUMULATION_REL_ERROR * magnitude + coord_err * (hi - lo)
     if np.issubdtype(dtype, np.integer):
         info = np.iinfo(dtype)
         center = np.clip(y, info.min, info.max)
         values = np.rint(center).astype(dtype)
+        # Either integer neighbour of the exact value, widened by the float32 error of the value
+        # itself (a float32 2.9999998 for an exact 3 may truncate to 2).
         return Expected(values, kind="within", center=center,
-                        bound=np.full(y.shape, np.nextafter(1.0, 0.0)),
+                        bound=np.nextafter(1.0, 0.0) + float_error,
                         rule="linear, either integer neighbour of the exact value (notes §4)")
     values = y.astype(dtype)
     with np.errstate(invalid="ignore", over="ignore"):
-        spacing = np.spacing(np.abs(values)).astype(np.float64)
-        bound = spacing + ACCUMULATION_REL_ERROR * magnitude + coord_err * (hi - lo)
+        bound = np.spacing(np.abs(values)).astype(np.float64) + float_error
     return Expected(values, kind="within", center=y, bound=bound,
                     rule="linear, within the float32 error bound (docs/tolerances.md)")
 
