@@ -102,7 +102,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                  "capabilities": backend.capabilities.to_json()},
         case_set_sha256=case_set_hash(cases), claimed=claimed, started_at=started_at,
         finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        duration_s=duration, command=shlex.join(["dmlconf", *sys.argv[1:]]),
+        duration_s=duration, command=shlex.join(["dmlconf", *getattr(args, "argv", sys.argv[1:])]),
         case_paths=[str(p) for p in paths])
     results.write(doc, args.json)
     _print_summary(doc, found, args.json, duration)
@@ -160,10 +160,13 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"# AMBIGUOUS: {case.ambiguous}")
     if case.rejected:
         for named in case.calls:
-            for v in ops.get(named.call.operator).validate(named.call, FeatureLevel.FL_6_4):
+            # at the case's own level: one limited to lower levels is valid at the highest
+            for v in ops.get(named.call.operator).validate(named.call, case.feature_level):
                 print(f"# must be rejected: {v}")
     print(yaml.safe_dump(case.raw, sort_keys=False, default_flow_style=None, width=100), end="")
     command = ["dmlconf", "run", "--cases", case.file, "-k", case.id, "--backend", args.backend]
+    if case.feature_level_below:  # not run at or above that level
+        command += ["--level", str(case.feature_level)]
     print(f"# reproduce: {shlex.join(command)}")
     return 0
 
@@ -207,14 +210,18 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command as given
     try:
         return args.func(args)
-    except (CaseFileError, BackendLoadError, ValueError) as exc:
+    except (CaseFileError, BackendLoadError, ValueError, OSError) as exc:
         print(f"dmlconf: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("dmlconf: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into e.g. head
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -53,8 +53,10 @@ def decisive(results: list[Result]) -> list[Result]:
 
 def verdicts(results: list[Result], claimed: FeatureLevel) -> dict[str, dict[str, Any]]:
     """Per distinguished feature level up to the claimed one: conformant (True) when every
-    mandatory case at that level (needing it or less, not ambiguous, not limited to lower
-    levels) passed; None when no case is mandatory there (untested, no verdict)."""
+    mandatory case at that level (needing it or less, not ambiguous, not limited to levels
+    below the claimed one) passed; None when no case is mandatory there (untested, no verdict).
+    A case limited to levels below the claimed one is not run (NOT_SUPPORTED), so it decides
+    no level of this run: a run claiming a lower level judges it."""
     out: dict[str, dict[str, Any]] = {}
     for level in VERDICT_LEVELS:
         if level > claimed:
@@ -62,7 +64,7 @@ def verdicts(results: list[Result], claimed: FeatureLevel) -> dict[str, dict[str
         mandatory = [r for r in decisive(results)
                      if FeatureLevel.parse(r.feature_level) <= level
                      and not (r.feature_level_below
-                              and level >= FeatureLevel.parse(r.feature_level_below))]
+                              and claimed >= FeatureLevel.parse(r.feature_level_below))]
         counts = summary(mandatory)
         out[str(level)] = {
             "conformant": counts["PASS"] == len(mandatory) if mandatory else None,

@@ -1,0 +1,351 @@
+"""`dmlconf` end to end: run / list / show through conformance.cli.main, and the installed
+console script in a subprocess, with backends found by name, as 'module:Class' and as
+'path/to/file.py:Class' from outside the repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conformance.casefile import load_cases
+from conformance.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "cases"
+BROKEN = Path(__file__).resolve().parent / "broken_backends.py"
+
+D2S1_CRD = "documented/depth_to_space1/example-2-column-row-depth"
+ROW_MAJOR = "documented/strides/2d-row-major"
+
+VENDOR = textwrap.dedent('''
+    """A vendor's backend, kept outside the repository: the reference without strided descs."""
+    from dataclasses import replace
+
+    from backends.numpy_reference import NumpyReferenceBackend
+
+
+    class VendorBackend(NumpyReferenceBackend):
+        name = "vendor"
+
+        @property
+        def capabilities(self):
+            return replace(super().capabilities, strided=False, notes="vendor test double")
+''')
+
+
+def run_json(tmp_path: Path, *args: str, name: str = "results.json") -> tuple[int, dict]:
+    """main(["run", ...]) writing its JSON into tmp_path; (exit status, document)."""
+    out = tmp_path / name
+    code = main(["run", "-q", "--json", str(out), *args])
+    return code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def statuses(doc: dict) -> dict[str, str]:
+    return {r["id"]: r["status"] for r in doc["results"]}
+
+
+def dmlconf() -> str:
+    found = (shutil.which("dmlconf", path=str(Path(sys.executable).parent))
+             or shutil.which("dmlconf"))
+    assert found, "the dmlconf console script is not installed"
+    return found
+
+
+def outside_env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(tmp_path), env.get("PYTHONPATH")) if p)
+    return env
+
+
+# -- run ----------------------------------------------------------------------------------------
+def test_run_on_the_committed_cases_exits_0_and_writes_the_json(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = run_json(tmp_path, "--cases", str(CASES))
+    assert code == 0
+    total = len(load_cases([CASES]))
+    assert len(doc["results"]) == total >= 18
+    assert doc["summary"]["FAIL"] == doc["summary"]["ERROR"] == 0
+    assert sum(doc["summary"].values()) == total
+    assert doc["backend"]["name"] == "numpy"
+    assert doc["backend"]["class"] == "backends.numpy_reference.NumpyReferenceBackend"
+    assert doc["feature_level"] == "6_4"
+    assert doc["case_paths"] == [str(CASES)]
+    assert doc["command"] == (f"dmlconf run -q --json {tmp_path / 'results.json'} "
+                              f"--cases {CASES}")
+    assert len(doc["case_set_sha256"]) == 64
+    assert doc["started_at"] <= doc["finished_at"]
+    assert doc["verdict"]["2_1"]["conformant"] is True
+    out = capsys.readouterr().out
+    assert f"{total} cases in " in out
+    assert "feature level 2_1: conformant" in out
+    assert f"results: {tmp_path / 'results.json'}" in out
+
+
+def test_run_selects_with_k_substrings_and_globs(tmp_path: Path) -> None:
+    code, doc = run_json(tmp_path, "--cases", str(CASES), "-k", "depth_to_space1/")
+    assert code == 0
+    assert sorted(statuses(doc)) == ["documented/depth_to_space1/example-1-depth-column-row",
+                                     D2S1_CRD]
+    code, doc = run_json(tmp_path, "--cases", str(CASES), "-k", "documented/strides/*-major",
+                         "-k", "resample1/remark-linear-resample1")
+    assert code == 0
+    assert sorted(statuses(doc)) == ["documented/resample1/remark-linear-resample1",
+                                     "documented/strides/2d-column-major", ROW_MAJOR]
+
+
+def test_run_at_level_2_0_makes_2_1_cases_not_supported(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = run_json(tmp_path, "--cases", str(CASES / "documented"), "--level", "2_0")
+    assert code == 0
+    assert doc["feature_level"] == "2_0"
+    by_id = {r["id"]: r for r in doc["results"]}
+    for r in by_id.values():
+        if r["feature_level"] == "2_1":
+            assert r["status"] == "NOT_SUPPORTED", r["id"]
+            assert r["message"] == ("needs feature level 2_1; the backend claims 2_0 (not "
+                                    "required of it)")
+        else:
+            assert r["feature_level"] == "2_0" and r["status"] == "PASS", r["id"]
+    assert doc["summary"]["PASS"] == 2
+    assert list(doc["verdict"]) == ["1_0", "2_0"]
+    assert doc["verdict"]["2_0"]["conformant"] is True
+    assert "feature level 2_0: conformant (2/2 mandatory" in capsys.readouterr().out
+
+
+def test_broken_backend_makes_run_exit_1_and_names_the_failure(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "--cases", str(CASES / "documented"), "--json",
+                 str(tmp_path / "r.json"), "--backend", f"{BROKEN}:SwappedOrderBackend"])
+    assert code == 1
+    captured = capsys.readouterr()
+    assert f"FAIL {D2S1_CRD}: OutputTensor: 36 of 48 elements differ" in captured.err
+    assert "feature level 2_1: NOT conformant" in captured.out
+    assert f"  FAIL {D2S1_CRD}: OutputTensor: 36 of 48" in captured.out
+    doc = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert doc["summary"]["FAIL"] == 4
+    assert doc["backend"]["name"] == f"{BROKEN}:SwappedOrderBackend"
+
+
+def test_erroring_backend_makes_run_exit_1(tmp_path: Path) -> None:
+    code, doc = run_json(tmp_path, "--cases", str(CASES / "documented"), "-k", ROW_MAJOR,
+                         "--backend", f"{BROKEN}:RaisingBackend")
+    assert code == 1
+    assert statuses(doc) == {ROW_MAJOR: "ERROR"}
+
+
+def test_run_defaults_to_the_source_cases_and_reports_results_json(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no cases/ here: the source tree's are used
+    assert main(["run", "-q", "-k", ROW_MAJOR]) == 0
+    doc = json.loads((tmp_path / "reports" / "results.json").read_text(encoding="utf-8"))
+    assert statuses(doc) == {ROW_MAJOR: "PASS"}
+    assert doc["case_paths"] == [str(CASES)]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--backend", "no-such-backend"],
+     "dmlconf: error: backend 'no-such-backend' is not a registered name (numpy"),
+    (["--backend", "no_such_module_xyz:Backend"],
+     "dmlconf: error: importing no_such_module_xyz failed: ModuleNotFoundError"),
+    (["--backend", "/no/such/file.py:Backend"],
+     "dmlconf: error: backend file /no/such/file.py does not exist"),
+    (["--backend", "conformance.levels:FeatureLevel"],
+     "dmlconf: error: conformance.levels:FeatureLevel is not a subclass of "
+     "backends.base.Backend"),
+    (["--backend", f"{BROKEN}:NoSuchClass"], "has no NoSuchClass"),
+    (["--level", "9_9"], "dmlconf: error: unknown feature level '9_9'; known: 1_0, 2_0"),
+    (["--level", "two"], "dmlconf: error: unknown feature level 'two'"),
+    (["--cases", "/no/such/cases"], "dmlconf: error: /no/such/cases: no such file or folder"),
+    (["-k", "no-case-has-this-id"], "no case selected by -k no-case-has-this-id"),
+])
+def test_run_usage_errors_exit_2_with_one_clear_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
+        message: str) -> None:
+    out = tmp_path / "r.json"
+    argv = ["run", "--json", str(out), *args]
+    if "--cases" not in args:
+        argv += ["--cases", str(CASES / "documented")]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("dmlconf: error: ") and message in lines[0]
+    assert "Traceback" not in captured.err + captured.out
+    assert not out.exists()
+
+
+def test_level_above_the_backends_highest_exits_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    low = tmp_path / "low_backend.py"
+    low.write_text(textwrap.dedent('''
+        from dataclasses import replace
+        from backends.numpy_reference import NumpyReferenceBackend
+        from conformance.levels import FeatureLevel
+
+        class Low(NumpyReferenceBackend):
+            @property
+            def capabilities(self):
+                return replace(super().capabilities, feature_level=FeatureLevel.FL_2_1)
+    '''), encoding="utf-8")
+    code = main(["run", "--cases", str(CASES / "documented"), "--json", str(tmp_path / "r.json"),
+                 "--backend", f"{low}:Low", "--level", "5_0"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["dmlconf: error: numpy claims feature level 2_1 at most, "
+                                "not 5_0"]
+
+
+# -- list and show ------------------------------------------------------------------------------
+def test_list_prints_ids_and_a_count(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "--cases", str(CASES / "documented")]) == 0
+    captured = capsys.readouterr()
+    ids = [c.id for c in load_cases([CASES / "documented"])]
+    assert captured.out.splitlines() == ids
+    assert captured.err.strip() == f"{len(ids)} cases"
+
+
+def test_list_verbose_and_selected(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "-v", "--cases", str(CASES), "-k", "resample1/remark-linear"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "documented/resample1/remark-linear-resample1\tRESAMPLE1\t2_1\tvalid",
+        "documented/resample1/remark-linear-resample\tRESAMPLE\t2_0\tvalid",
+    ]
+
+
+def test_show_prints_case_citation_and_a_reproduce_command_that_runs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", ROW_MAJOR, "--cases", str(CASES), "--backend", "numpy"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith(f"# {ROW_MAJOR}  ({CASES / 'documented' / 'strides.yaml'}:")
+    assert lines[1] == ("# spec: dml-strides § Two-dimensional (2D) arrays  "
+                        "<https://learn.microsoft.com/windows/ai/directml/dml-strides>")
+    assert "operator: DEPTH_TO_SPACE1" in lines
+    assert "Strides: [6, 6, 3, 1]" in out
+    reproduce = lines[-1]
+    assert reproduce == (f"# reproduce: dmlconf run --cases "
+                         f"{CASES / 'documented' / 'strides.yaml'} -k {ROW_MAJOR} "
+                         "--backend numpy")
+    argv = reproduce.removeprefix("# reproduce: dmlconf ").split()
+    code, doc = run_json(tmp_path, *argv[1:])
+    assert code == 0 and statuses(doc) == {ROW_MAJOR: "PASS"}
+
+
+def test_show_of_a_pattern_and_of_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", "strides/", "--cases", str(CASES / "documented")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("# documented/strides/")
+    assert "cases match 'strides/'; showing the first" in captured.err
+    assert main(["show", "no-such-case", "--cases", str(CASES / "documented")]) == 2
+    assert capsys.readouterr().err.strip() == "no case matches 'no-such-case'"
+
+
+def test_show_of_a_rejected_case_names_the_broken_rules(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "rejected.yaml").write_text(textwrap.dedent("""
+        cases:
+          - id: t/rejected
+            operator: DEPTH_TO_SPACE1
+            feature_level: "2_1"
+            spec: {page: DML_DEPTH_TO_SPACE1_OPERATOR_DESC, section: OutputTensor}
+            attributes: {BlockSize: 2, Order: DEPTH_COLUMN_ROW}
+            tensors:
+              InputTensor: {DataType: FLOAT32, Sizes: [1, 2, 2, 2]}
+              OutputTensor: {DataType: FLOAT32, Sizes: [1, 1, 4, 4]}
+            expected: rejected
+    """), encoding="utf-8")
+    assert main(["show", "t/rejected", "--cases", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "# must be rejected: InputChannelCount 2 is not divisible by BlockSize * " \
+           "BlockSize 4" in out
+    assert "depth_space.channels_divisible" in out
+    code, doc = run_json(tmp_path, "--cases", str(tmp_path / "rejected.yaml"),
+                         "--backend", f"{BROKEN}:AcceptAllBackend")
+    assert code == 1
+    assert doc["results"][0]["message"].startswith("the backend accepted an invalid desc")
+
+
+def test_show_of_a_case_limited_to_lower_levels_reproduces_below_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "below.yaml").write_text(textwrap.dedent("""
+        cases:
+          - id: t/resample-3d
+            operator: RESAMPLE
+            feature_level: "2_0"
+            feature_level_below: "5_1"
+            spec: {page: DML_RESAMPLE_OPERATOR_DESC, section: Availability}
+            attributes: {InterpolationMode: NEAREST_NEIGHBOR, Scales: [1, 2, 2]}
+            tensors:
+              InputTensor: {DataType: FLOAT32, Sizes: [1, 2, 2]}
+              OutputTensor: {DataType: FLOAT32, Sizes: [1, 4, 4]}
+            expected: rejected
+    """), encoding="utf-8")
+    assert main(["show", "t/resample-3d", "--cases", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert ("# must be rejected: InputTensor has 3 dimensions; the operator takes 4 here "
+            "[desc.dimension_count; DML_BUFFER_TENSOR_DESC § DimensionCount]") in lines
+    reproduce = lines[-1].removeprefix("# reproduce: dmlconf ").split()
+    assert reproduce[-2:] == ["--level", "2_0"]
+    code, doc = run_json(tmp_path, *reproduce[1:])
+    assert code == 0
+    assert doc["results"][0]["status"] == "PASS"
+    assert doc["results"][0]["message"].startswith("rejected at create_operator: ")
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip().startswith("dmlconf ")
+
+
+# -- the installed console script, with a backend from outside the repository -------------------
+@pytest.mark.parametrize("form", ["module", "file"])
+def test_outside_backend_runs_through_the_installed_command(tmp_path: Path, form: str) -> None:
+    (tmp_path / "vendor_backend.py").write_text(VENDOR, encoding="utf-8")
+    spec = ("vendor_backend:VendorBackend" if form == "module"
+            else "vendor_backend.py:VendorBackend")
+    proc = subprocess.run(
+        [dmlconf(), "run", "--backend", spec, "--cases", str(CASES / "documented"), "--json",
+         "out/results.json"],
+        cwd=tmp_path, env=outside_env(tmp_path), capture_output=True, text=True, timeout=60,
+        check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"backend {spec} (VendorBackend)" in proc.stderr
+    doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert doc["backend"]["name"] == spec
+    cls = doc["backend"]["class"]
+    if form == "module":
+        assert cls == "vendor_backend.VendorBackend"
+    else:
+        assert cls.startswith("_dmlconf_backend_") and cls.endswith(".VendorBackend")
+    assert doc["backend"]["capabilities"]["strided"] is False
+    assert doc["backend"]["capabilities"]["notes"] == "vendor test double"
+    got = statuses(doc)
+    assert got["documented/strides/padded-height-stride-5"] == "NOT_SUPPORTED"
+    assert got[ROW_MAJOR] == "PASS"
+    assert doc["summary"]["FAIL"] == doc["summary"]["ERROR"] == 0
+    assert doc["summary"]["NOT_SUPPORTED"] >= 1
+    assert doc["command"] == (f"dmlconf run --backend {spec} --cases {CASES / 'documented'} "
+                              "--json out/results.json")
+
+
+def test_installed_command_usage_error_has_no_traceback(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [dmlconf(), "run", "--backend", "vendor_backend:VendorBackend", "--cases",
+         str(CASES / "documented"), "--json", "r.json"],
+        cwd=tmp_path, env=outside_env(tmp_path), capture_output=True, text=True, timeout=60,
+        check=False)  # no vendor_backend.py written: the import fails
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "dmlconf: error: importing vendor_backend failed: "
+        "ModuleNotFoundError(\"No module named 'vendor_backend'\")"]
+    assert not (tmp_path / "r.json").exists()
