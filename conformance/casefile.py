@@ -47,15 +47,22 @@ class _LineList(list):
     line: int = 0
 
 
-class _LineLoader(yaml.SafeLoader):
-    """yaml.SafeLoader that remembers where each mapping, sequence and key starts."""
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present
+
+
+class _LineLoader(_SafeLoader):  # type: ignore[misc, valid-type]
+    """The safe loader (safe_load's constructors, libyaml's parser when available) that also
+    remembers where each mapping, sequence and key starts."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> _LineDict:
+        own = sum(1 for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge")
         self.flatten_mapping(node)
+        first_own = len(node.value) - own  # keys merged in with '<<' come first; own ones win
         out = _LineDict()
         out.line = node.start_mark.line + 1
         out.key_lines = {}
-        for key_node, value_node in node.value:
+        own_keys: set = set()
+        for i, (key_node, value_node) in enumerate(node.value):
             key = self.construct_object(key_node, deep=True)
             try:
                 hash(key)
@@ -63,9 +70,11 @@ class _LineLoader(yaml.SafeLoader):
                 raise yaml.constructor.ConstructorError(
                     None, None, "a mapping key must be a plain value", key_node.start_mark
                 ) from None
-            if key in out:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark)
+            if i >= first_own:
+                if key in own_keys:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key!r}", key_node.start_mark)
+                own_keys.add(key)
             out[key] = self.construct_object(value_node, deep=True)
             out.key_lines[key] = key_node.start_mark.line + 1
         return out
@@ -81,7 +90,8 @@ _LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_seque
 
 
 def _line_of(root: Any, path: Sequence[Any]) -> int | None:
-    """The line of the deepest element of root reachable along path."""
+    """The line of the deepest element of root reachable along path: the line of its key in a
+    mapping (not of a block value below the key), the line where it starts in a list."""
     line = getattr(root, "line", None)
     node = root
     for key in path:
@@ -90,9 +100,9 @@ def _line_of(root: Any, path: Sequence[Any]) -> int | None:
             node = node[key]
         elif isinstance(node, list) and isinstance(key, int) and key < len(node):
             node = node[key]
+            line = getattr(node, "line", line)
         else:
             break
-        line = getattr(node, "line", line)
     return line
 
 
@@ -126,8 +136,17 @@ def _schema_error(validator: jsonschema.protocols.Validator, doc: Any, path: str
         return None
     err = jsonschema.exceptions.best_match(errors)
     where = "/".join(str(p) for p in [*prefix, *err.absolute_path]) or "(top)"
-    return CaseFileError(path, _line_of(doc, list(err.absolute_path)),
-                         f"{where}: {_schema_message(err)}")
+    at = [*err.absolute_path, *_unknown_keys(err)[:1]]  # an unknown key: its own line
+    return CaseFileError(path, _line_of(doc, at), f"{where}: {_schema_message(err)}")
+
+
+def _unknown_keys(err: jsonschema.ValidationError) -> list[Any]:
+    """The keys an 'additionalProperties: false' error is about."""
+    if err.validator != "additionalProperties" or err.validator_value is not False or (
+            not isinstance(err.instance, dict)):
+        return []
+    known = err.schema.get("properties", {})
+    return [k for k in err.instance if k not in known]
 
 
 # -- the model ------------------------------------------------------------------------------------
@@ -248,7 +267,8 @@ def load_text(text: str, path: str | Path = "<text>") -> list[Case]:
     except yaml.YAMLError as exc:
         raise CaseFileError(path, None, f"not valid YAML: {exc}") from None
     if not isinstance(doc, dict):
-        raise CaseFileError(path, 1, "a case file is a mapping with a 'cases' list")
+        raise CaseFileError(path, getattr(doc, "line", 1),
+                            "a case file is a mapping with a 'cases' list")
     file_validator, case_validator = _validators()
     error = _schema_error(file_validator, doc, path)
     if error:
@@ -270,9 +290,11 @@ def _schema_message(err: jsonschema.ValidationError) -> str:
     if err.validator == "oneOf" and isinstance(err.instance, dict):
         keys = ", ".join(sorted(err.instance)) or "nothing"
         return f"this combination of keys ({keys}) is not one of the allowed forms"
-    if err.validator == "additionalProperties":
-        return err.message.replace("Additional properties are", "unknown key(s):").replace(
-            "Additional properties is", "unknown key:")
+    unknown = _unknown_keys(err)
+    if unknown:
+        return (f"unknown key{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(repr(k) for k in unknown)}; allowed here: "
+                f"{', '.join(err.schema.get('properties', {})) or 'none'}")
     return err.message
 
 
@@ -280,12 +302,13 @@ def _build(item: _LineDict, path: str | Path) -> Case:
     def fail(message: str, *keys: Any) -> CaseFileError:
         return CaseFileError(path, _line_of(item, list(keys)), f"case {item['id']}: {message}")
 
-    try:
-        level = FeatureLevel.parse(item["feature_level"])
-        below = (FeatureLevel.parse(item["feature_level_below"])
-                 if "feature_level_below" in item else None)
-    except ValueError as exc:
-        raise fail(str(exc), "feature_level") from None
+    levels: dict[str, FeatureLevel | None] = {}
+    for key in ("feature_level", "feature_level_below"):
+        try:
+            levels[key] = FeatureLevel.parse(item[key]) if key in item else None
+        except ValueError as exc:
+            raise fail(str(exc), key) from None
+    level, below = levels["feature_level"], levels["feature_level_below"]
     cites = item["spec"] if isinstance(item["spec"], list) else [item["spec"]]
     for i, c in enumerate(cites):
         if c["page"] not in PAGES:
@@ -336,6 +359,13 @@ def _build(item: _LineDict, path: str | Path) -> Case:
         source = Source(kind, src[kind], src.get("sha256"))
         if kind == "from":
             source = Source(kind, ref(src["from"], "inputs", text))
+            names = [c.name for c in case.calls]
+            if names.index(source.params.split(".")[0]) >= names.index(full.split(".")[0]):
+                raise fail(f"from: {src['from']!r} is not a tensor of an earlier call (calls "
+                           "run in the order listed)", "inputs", text)
+            if case.desc(source.params).sizes != case.desc(full).sizes:
+                raise fail(f"from: {src['from']!r} has Sizes {list(case.desc(source.params).sizes)}"
+                           f", {text} has {list(case.desc(full).sizes)}", "inputs", text)
         _check_source(source, case.desc(full), lambda m, t=text: fail(m, "inputs", t))
         case.inputs[full] = source
     for c in case.calls:
@@ -358,6 +388,8 @@ def _build(item: _LineDict, path: str | Path) -> Case:
                         e[kind], case.desc(full))
                 except sources.SourceError as exc:
                     raise fail(str(exc), "expected", text) from None
+                except ValueError as exc:  # NumPy's own: e.g. a list where a number belongs
+                    raise fail(f"{kind}: {exc}", "expected", text) from None
                 expected[full] = expectation
         object.__setattr__(case, "expected", expected)
     relations = tuple((ref(r["equal"][0], "relations", i), ref(r["equal"][1], "relations", i),
@@ -392,6 +424,11 @@ def _build(item: _LineDict, path: str | Path) -> Case:
     return case
 
 
+#: The largest generated input the loader makes to tell its sha256 (the runner's
+#: MAX_BUFFER_BYTES: a larger tensor is never materialised).
+_MAX_GENERATED_BYTES = 1 << 30
+
+
 def _check_source(source: Source, desc: TensorDesc, fail: Any) -> None:
     """Values must fit the tensor; generated ones need their recorded sha256."""
     try:
@@ -400,22 +437,33 @@ def _check_source(source: Source, desc: TensorDesc, fail: Any) -> None:
         elif source.kind == "bits":
             sources.from_bits(source.params, desc)
         elif source.kind == "buffer":
+            if _strides_problem(desc):
+                raise fail(f"a buffer needs a buffer size: {_strides_problem(desc)}")
             sources.buffer_image(source.params, desc)
         elif source.kind in sources.GENERATED:
+            if source.kind == "constant":  # the value must be one of the type
+                sources.generate(source.kind, source.params, TensorDesc(desc.data_type, (1,)))
             if source.sha256 is None:
+                size = desc.element_count * desc.data_type.size
+                if size > _MAX_GENERATED_BYTES:
+                    raise fail(f"generated input needs its sha256 (its {size} bytes are too many "
+                               "to generate here)")
                 got = sources.sha256(sources.generate(source.kind, source.params, desc))
                 raise fail(f"generated input needs its sha256 (the bytes generated now hash to "
                            f"{got})")
-            if source.kind == "constant":
-                sources.generate(source.kind, source.params, desc)
     except sources.SourceError as exc:
         raise fail(str(exc)) from None
+    except (ValueError, OverflowError) as exc:  # NumPy's own (a list where a number belongs)
+        raise fail(f"{source.kind}: cannot make {desc.data_type.name} values of Sizes "
+                   f"{list(desc.sizes)}: {exc}") from None
 
 
 def _check_layout(desc: TensorDesc, facts: dict[str, Any], source: Source | None
                   ) -> str | None:
     """The spec's stated facts about a desc, checked against the tensor model (and, for a
     `value` at an offset, against the case's buffer image: a letter is its character code)."""
+    if _strides_problem(desc):
+        return _strides_problem(desc)
     if "strides" in facts and list(desc.element_strides) != facts["strides"]:
         return f"strides are {list(desc.element_strides)}, the spec states {facts['strides']}"
     if "packed" in facts and desc.is_packed != facts["packed"]:
@@ -437,6 +485,13 @@ def _check_layout(desc: TensorDesc, facts: dict[str, Any], source: Source | None
             held = source.params[got] if got < len(source.params) else None
             if held != want:
                 return f"offset {got} holds {held!r} in the buffer, the spec states {want!r}"
+    return None
+
+
+def _strides_problem(desc: TensorDesc) -> str | None:
+    if desc.strides is not None and len(desc.strides) != desc.dimension_count:
+        return (f"Strides has {len(desc.strides)} entries for {desc.dimension_count} Sizes, so "
+                "the desc has no offsets or size to check")
     return None
 
 

@@ -90,12 +90,16 @@ def generate(kind: str, params: Any, desc: TensorDesc) -> np.ndarray:
     n = math.prod(desc.sizes)
     if kind == "iota":
         start, step = params.get("start", 0), params.get("step", 1)
-        values = start + step * np.arange(n, dtype=np.float64 if desc.data_type.is_float
-                                          else np.int64)
-        if not desc.data_type.is_float:
-            info = np.iinfo(dtype)
-            values = (values - info.min) % (int(info.max) - info.min + 1) + info.min  # wrap
-        return values.astype(dtype).reshape(desc.sizes)
+        if desc.data_type.is_float:
+            values = start + step * np.arange(n, dtype=np.float64)
+            return values.astype(dtype).reshape(desc.sizes)
+        if not (float(start).is_integer() and float(step).is_integer()):
+            raise SourceError(f"iota on {desc.data_type.name} needs whole start and step")
+        # start + step * i modulo 2^bits, read as the type (two's complement wrap-around).
+        wrap = 1 << 64
+        i = np.arange(n, dtype=np.uint64)
+        values = np.uint64(int(start) % wrap) + np.uint64(int(step) % wrap) * i
+        return values.astype(desc.data_type.bits_dtype).view(dtype).reshape(desc.sizes)
     if kind == "constant":
         value = to_dtype(np.array([scalar(params, desc.data_type)], dtype=object),
                          desc.data_type, "constant")
