@@ -158,6 +158,33 @@ class Source:
     kind: str
     params: Any
     sha256: str | None = None
+    take: Take | None = None  # for 'from': the elements taken along one axis, in order
+
+
+@dataclass(frozen=True)
+class Take:
+    """numpy.take(values, indices, axis): a permutation or selection along one dimension."""
+
+    axis: int
+    indices: tuple[int, ...]
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        return np.take(values, list(self.indices), axis=self.axis)
+
+    def shape(self, sizes: Sequence[int]) -> tuple[int, ...]:
+        out = list(sizes)
+        out[self.axis] = len(self.indices)
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class Relation:
+    """left == right (after right.take, if any), bit for bit, on the backend's own tensors."""
+
+    left: str
+    right: str
+    why: str = ""
+    take: Take | None = None
 
 
 @dataclass(frozen=True)
@@ -168,6 +195,7 @@ class Expectation:
     kind: str
     data: Any = None
     ulp: float | None = None
+    model: bool = False  # judge the inline values with the operator's own tolerance model
 
 
 @dataclass(frozen=True)
@@ -184,7 +212,7 @@ class Case:
     calls: tuple[NamedCall, ...]
     inputs: dict[str, Source]  # "call.Tensor" -> source
     expected: dict[str, Expectation] | None  # None: the desc must be rejected
-    relations: tuple[tuple[str, str, str], ...] = ()  # (left ref, right ref, why)
+    relations: tuple[Relation, ...] = ()
     layout: dict[str, Any] = field(default_factory=dict)
     feature_level_below: FeatureLevel | None = None
     tags: tuple[str, ...] = ()
@@ -358,14 +386,21 @@ def _build(item: _LineDict, path: str | Path) -> Case:
                     if k in src)
         source = Source(kind, src[kind], src.get("sha256"))
         if kind == "from":
-            source = Source(kind, ref(src["from"], "inputs", text))
+            origin = ref(src["from"], "inputs", text)
+            take = _take(src.get("take"), case.desc(origin).sizes,
+                         lambda m, t=text: fail(m, "inputs", t))
+            source = Source(kind, origin, take=take)
             names = [c.name for c in case.calls]
-            if names.index(source.params.split(".")[0]) >= names.index(full.split(".")[0]):
+            if names.index(origin.split(".")[0]) >= names.index(full.split(".")[0]):
                 raise fail(f"from: {src['from']!r} is not a tensor of an earlier call (calls "
                            "run in the order listed)", "inputs", text)
-            if case.desc(source.params).sizes != case.desc(full).sizes:
-                raise fail(f"from: {src['from']!r} has Sizes {list(case.desc(source.params).sizes)}"
+            sizes = case.desc(origin).sizes
+            sizes = take.shape(sizes) if take else sizes
+            if tuple(sizes) != tuple(case.desc(full).sizes):
+                raise fail(f"from: {src['from']!r} gives Sizes {list(sizes)}"
                            f", {text} has {list(case.desc(full).sizes)}", "inputs", text)
+        elif "take" in src:
+            raise fail("'take' applies to a 'from' source only", "inputs", text)
         _check_source(source, case.desc(full), lambda m, t=text: fail(m, "inputs", t))
         case.inputs[full] = source
     for c in case.calls:
@@ -382,19 +417,31 @@ def _build(item: _LineDict, path: str | Path) -> Case:
                 expected[full] = Expectation("reference")
             else:
                 kind = "values" if "values" in e else "bits"
-                expectation = Expectation(kind, e[kind], e.get("ulp"))
+                expectation = Expectation(kind, e[kind], e.get("ulp"),
+                                          e.get("tolerance") == "model")
+                if expectation.model and kind == "bits":
+                    raise fail("'tolerance: model' judges exact 'values', not bits",
+                               "expected", text)
+                make = (sources.exact_values if expectation.model else
+                        sources.from_values if kind == "values" else sources.from_bits)
                 try:
-                    (sources.from_values if kind == "values" else sources.from_bits)(
-                        e[kind], case.desc(full))
+                    make(e[kind], case.desc(full))
                 except sources.SourceError as exc:
                     raise fail(str(exc), "expected", text) from None
                 except ValueError as exc:  # NumPy's own: e.g. a list where a number belongs
                     raise fail(f"{kind}: {exc}", "expected", text) from None
                 expected[full] = expectation
         object.__setattr__(case, "expected", expected)
-    relations = tuple((ref(r["equal"][0], "relations", i), ref(r["equal"][1], "relations", i),
-                       r.get("why", "")) for i, r in enumerate(item.get("relations", ())))
-    object.__setattr__(case, "relations", relations)
+    relations = []
+    for i, r in enumerate(item.get("relations", ())):
+        left, right = (ref(t, "relations", i) for t in r["equal"])
+        take = _take(r.get("take"), case.desc(right).sizes, lambda m, i=i: fail(m, "relations", i))
+        sizes = take.shape(case.desc(right).sizes) if take else case.desc(right).sizes
+        if tuple(sizes) != tuple(case.desc(left).sizes):
+            raise fail(f"relation compares Sizes {list(case.desc(left).sizes)} with "
+                       f"{list(sizes)}", "relations", i)
+        relations.append(Relation(left, right, r.get("why", ""), take))
+    object.__setattr__(case, "relations", tuple(relations))
     if not case.rejected and not case.expected and not case.relations:
         raise fail("the case expects nothing: give 'expected' (outputs or 'rejected') or "
                    "'relations'")
@@ -427,6 +474,18 @@ def _build(item: _LineDict, path: str | Path) -> Case:
 #: The largest generated input the loader makes to tell its sha256 (the runner's
 #: MAX_BUFFER_BYTES: a larger tensor is never materialised).
 _MAX_GENERATED_BYTES = 1 << 30
+
+
+def _take(spec: dict[str, Any] | None, sizes: Sequence[int], fail: Any) -> Take | None:
+    """Parse a {axis, indices} selection against the Sizes it applies to."""
+    if spec is None:
+        return None
+    axis, indices = spec["axis"], tuple(spec["indices"])
+    if not 0 <= axis < len(sizes):
+        raise fail(f"take: axis {axis} is not a dimension of Sizes {list(sizes)}")
+    if any(not 0 <= i < sizes[axis] for i in indices):
+        raise fail(f"take: indices must lie in [0, {sizes[axis]}) for axis {axis}")
+    return Take(axis, indices)
 
 
 def _check_source(source: Source, desc: TensorDesc, fail: Any) -> None:

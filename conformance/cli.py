@@ -171,6 +171,28 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_generate(args: argparse.Namespace) -> int:
+    from conformance import generate
+
+    if args.check:
+        bad = generate.stale(args.out, args.counts)
+        if bad:
+            print("generated cases differ from a fresh generation (run `dmlconf generate`):",
+                  file=sys.stderr)
+            for path in bad:
+                print(f"  {path}", file=sys.stderr)
+            return 1
+        print(f"{args.out} and {args.counts} are up to date")
+        return 0
+    t0 = time.perf_counter()
+    count, changed = generate.write(args.out, args.counts, args.family or None)
+    print(f"{count} generated cases in {args.out} ({len(changed)} file(s) changed, "
+          f"{time.perf_counter() - t0:.1f} s)")
+    for path in changed:
+        print(f"  wrote {path}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dmlconf", description="DirectML operator conformance suite")
     p.add_argument("--version", action="version", version=f"dmlconf {__version__}")
@@ -205,6 +227,15 @@ def parser() -> argparse.ArgumentParser:
     selection(show)
     show.add_argument("--backend", default="numpy", help="backend for the reproduce command")
     show.set_defaults(func=cmd_show)
+    gen = sub.add_parser("generate", help="write the property-generated cases (deterministic)")
+    gen.add_argument("--out", default="cases/generated", help="folder (default: cases/generated)")
+    gen.add_argument("--counts", default="docs/case-counts.md",
+                     help="the counts page (default: docs/case-counts.md)")
+    gen.add_argument("--family", action="append", metavar="NAME",
+                     help="only this family (repeatable)")
+    gen.add_argument("--check", action="store_true",
+                     help="write nothing; exit 1 if the files differ from a fresh generation")
+    gen.set_defaults(func=cmd_generate)
     return p
 
 

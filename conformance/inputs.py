@@ -68,6 +68,21 @@ def from_values(nested: Any, desc: TensorDesc, what: str = "values") -> np.ndarr
     return to_dtype(_array(nested, desc.data_type, desc.sizes, what), desc.data_type, what)
 
 
+def exact_values(nested: Any, desc: TensorDesc) -> np.ndarray:
+    """Inline values as float64, before any rounding to the tensor's type (the exact values a
+    closed form gives, for judging against a tolerance)."""
+    return _array(nested, desc.data_type, desc.sizes, "values").astype(np.float64)
+
+
+def rounded(exact: np.ndarray, data_type: DataType) -> np.ndarray:
+    """Exact values as the type holds them: floats rounded once, integers to nearest and
+    clamped to the type's range."""
+    if data_type.is_float:
+        return exact.astype(data_type.numpy_dtype)
+    info = np.iinfo(data_type.numpy_dtype)
+    return np.clip(np.rint(exact), info.min, info.max).astype(data_type.numpy_dtype)
+
+
 def from_bits(nested: Any, desc: TensorDesc, what: str = "bits") -> np.ndarray:
     """Bit patterns (unsigned integers, or '0x...' text) reinterpreted as the data type."""
     raw = _array(nested, desc.data_type, desc.sizes, what)

@@ -22,6 +22,7 @@ from conformance.casefile import (
     SINGLE,
     CaseFileError,
     Expectation,
+    Relation,
     Source,
     case_set_hash,
     load_cases,
@@ -326,7 +327,7 @@ MALFORMED = [
     ("from naming a later call", fault(CHAINED, 6, "values: [0, 1, 2, 3]", "from: b.OutputTensor"),
      6, ["'b.OutputTensor' is not a tensor of an earlier call"]),
     ("from naming a tensor of other Sizes", fault(CHAINED, 7, "a.OutputTensor", "a.InputTensor"),
-     7, ["'a.InputTensor' has Sizes [1, 4, 1, 1]", "b.InputTensor has [1, 1, 2, 2]"]),
+     7, ["'a.InputTensor' gives Sizes [1, 4, 1, 1]", "b.InputTensor has [1, 1, 2, 2]"]),
     ("rejected case with two calls", fault(fault(
         CHAINED, 22, "b.OutputTensor: {values: [0, 1, 2, 3]}", ""), 21, "expected:",
         "expected: rejected"), 21, ["a rejected case has exactly one call"]),
@@ -529,7 +530,7 @@ def test_expectations_rejected_relations_and_ulp(tmp_path: Path) -> None:
                     "      - {equal: [a.InputTensor, b.OutputTensor], why: round trip}\n"
                     "    expected:")
     (case,) = load_file(write(tmp_path, related))
-    assert case.relations == (("a.InputTensor", "b.OutputTensor", "round trip"),)
+    assert case.relations == (Relation("a.InputTensor", "b.OutputTensor", "round trip"),)
     only_relations = related.split("    expected:")[0]
     (case,) = load_file(write(tmp_path, only_relations))
     assert case.expected == {} and len(case.relations) == 1

@@ -128,12 +128,12 @@ class _Resample(OperatorSpec):
                   ) -> dict[str, np.ndarray]:
         return {"OutputTensor": self.expected(call, inputs)["OutputTensor"].values}
 
-    def expected(self, call: OperatorCall, inputs: Mapping[str, np.ndarray]
-                 ) -> dict[str, Expected]:
+    def expected(self, call: OperatorCall, inputs: Mapping[str, np.ndarray],
+                 strict: bool = False) -> dict[str, Expected]:
         x = inputs["InputTensor"]
         axes = self._axes(call, x.shape)
         if call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR":
-            return {"OutputTensor": _nearest(x, axes)}
+            return {"OutputTensor": _nearest(x, axes, strict)}
         return {"OutputTensor": _linear(x, axes)}
 
 
@@ -141,8 +141,10 @@ def _take(x: np.ndarray, indices: Sequence[np.ndarray]) -> np.ndarray:
     return x[np.ix_(*indices)]
 
 
-def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]]) -> Expected:
-    """floor(c + 0.5), bits copied; near-ties accept the other neighbour too (notes §4)."""
+def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: bool = False
+             ) -> Expected:
+    """floor(c + 0.5), bits copied; near-ties accept the other neighbour too (notes §4), unless
+    strict (the reading alone: halves round up)."""
     primary, others = [], []
     for (c, err), size in zip(axes, x.shape, strict=True):
         idx = np.floor(c + 0.5).astype(np.int64)
@@ -154,6 +156,9 @@ def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]]) -> Expect
         others.append(other if np.any(other != idx) else None)
     values = _take(x, primary)
     tied = [d for d, o in enumerate(others) if o is not None]
+    if strict:
+        return Expected(values, rule="nearest, floor(c + 0.5) even at ties (the suite's "
+                                     "reading of an ambiguous region, notes §4)")
     if not tied:
         return Expected(values, rule="nearest, floor(c + 0.5), bit-exact")
     alternatives = []
