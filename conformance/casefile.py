@@ -7,6 +7,7 @@ YAML is read with a SafeLoader subclass (safe_load's loader, plus line numbers).
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
@@ -16,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 import numpy as np
 import yaml
@@ -121,17 +123,38 @@ def schema() -> dict[str, Any]:
     return json.loads(text)
 
 
+class _Validator:
+    """A schema check with a fast path: fastjsonschema's compiled check (draft-07 form of the
+    same schema) decides; only a document that fails it goes through jsonschema, whose
+    best_match gives the message and the path."""
+
+    def __init__(self, schema_doc: dict[str, Any]) -> None:
+        self.full = jsonschema.Draft202012Validator(schema_doc)
+        draft7 = json.loads(json.dumps(schema_doc).replace('"#/$defs/', '"#/definitions/'))
+        draft7["definitions"] = draft7.pop("$defs")
+        draft7["$schema"] = "http://json-schema.org/draft-07/schema#"
+        draft7.pop("$id", None)
+        self.fast = fastjsonschema.compile(draft7)
+
+    def errors(self, instance: Any) -> list[jsonschema.ValidationError]:
+        try:
+            self.fast(instance)
+        except fastjsonschema.JsonSchemaException:
+            return list(self.full.iter_errors(instance))
+        return []
+
+
 @cache
-def _validators() -> tuple[jsonschema.protocols.Validator, jsonschema.protocols.Validator]:
+def _validators() -> tuple[_Validator, _Validator]:
     """The file-level validator, and the one for a case with its defaults merged in."""
     whole = schema()
     case = {"$schema": whole["$schema"], "$defs": whole["$defs"], "$ref": "#/$defs/case"}
-    return jsonschema.Draft202012Validator(whole), jsonschema.Draft202012Validator(case)
+    return _Validator(whole), _Validator(case)
 
 
-def _schema_error(validator: jsonschema.protocols.Validator, doc: Any, path: str | Path,
+def _schema_error(validator: _Validator, doc: Any, path: str | Path,
                   prefix: Sequence[Any] = ()) -> CaseFileError | None:
-    errors = list(validator.iter_errors(_plain(doc)))
+    errors = validator.errors(_plain(doc))
     if not errors:
         return None
     err = jsonschema.exceptions.best_match(errors)
@@ -282,7 +305,15 @@ def load_file(path: str | Path) -> list[Case]:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseFileError(path, None, f"cannot read: {exc}") from None
-    return load_text(text, path)
+    # Loading makes many small acyclic objects; the cyclic collector's passes over them cost
+    # more than the loading itself, so it is paused meanwhile (nothing here makes cycles).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return load_text(text, path)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def load_text(text: str, path: str | Path = "<text>") -> list[Case]:

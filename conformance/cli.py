@@ -244,15 +244,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the command as given
     try:
         return args.func(args)
+    except BrokenPipeError:  # output piped into e.g. head
+        sys.stderr.close()
+        return 0
     except (CaseFileError, BackendLoadError, ValueError, OSError) as exc:
         print(f"dmlconf: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("dmlconf: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # output piped into e.g. head
-        sys.stderr.close()
-        return 0
 
 
 if __name__ == "__main__":
