@@ -93,7 +93,8 @@ def test_run_selects_with_k_substrings_and_globs(tmp_path: Path) -> None:
     assert code == 0
     assert sorted(statuses(doc)) == ["documented/depth_to_space1/example-1-depth-column-row",
                                      D2S1_CRD]
-    code, doc = run_json(tmp_path, "--cases", str(CASES / "documented"), "-k", "documented/strides/*-major",
+    code, doc = run_json(tmp_path, "--cases", str(CASES / "documented"),
+                         "-k", "documented/strides/*-major",
                          "-k", "resample1/remark-linear-resample1")
     assert code == 0
     assert sorted(statuses(doc)) == ["documented/resample1/remark-linear-resample1",
