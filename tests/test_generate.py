@@ -1,0 +1,120 @@
+"""The property-generated cases: committed files equal a fresh generation (the CI check),
+generation is deterministic, and the families hold what they claim."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from conformance import generate, ops
+from conformance.generate import invalid, offsets
+from conformance.levels import HIGHEST
+from conformance.tensors import TensorDesc
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATED = ROOT / "cases" / "generated"
+COUNTS = ROOT / "docs" / "case-counts.md"
+
+
+@functools.cache
+def rendered() -> dict[str, str]:
+    return generate.render()
+
+
+@functools.cache
+def collected() -> dict[str, list[dict]]:
+    return {rel: cases for rel, (_, cases) in generate.collect().items()}
+
+
+def test_committed_generated_cases_equal_a_fresh_generation() -> None:
+    # The CI check: `dmlconf generate` must have been run and its output committed.
+    assert generate.stale(GENERATED, COUNTS) == []
+
+
+def test_generation_is_deterministic() -> None:
+    assert generate.render() == rendered()
+
+
+def test_the_suite_holds_at_least_3000_generated_cases() -> None:
+    assert sum(len(cases) for cases in collected().values()) >= 3000
+
+
+def test_write_reports_changes_and_removes_stale_files(tmp_path: Path) -> None:
+    count, changed = generate.write(tmp_path, selected=["large"])
+    assert count == len(yaml.safe_load((tmp_path / "large" / "resample.yaml").read_text())
+                        ["cases"]) + len(yaml.safe_load(
+                            (tmp_path / "large" / "depth_space.yaml").read_text())["cases"])
+    assert len(changed) == 2
+    (tmp_path / "large" / "old.yaml").write_text("cases: []\n")
+    _, changed = generate.write(tmp_path, selected=["large"])
+    assert changed == [str(tmp_path / "large" / "old.yaml")]
+    assert not (tmp_path / "large" / "old.yaml").exists()
+
+
+def _family_operators() -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for rel, cases in collected().items():
+        family = rel.split("/")[0]
+        for case in cases:
+            for call in case.get("calls", [case]):
+                found.setdefault(family, set()).add(call["operator"])
+    return found
+
+
+def test_every_family_is_present_for_every_operator_it_applies_to() -> None:
+    every = set(ops.OPERATORS)
+    resample = {"RESAMPLE", "RESAMPLE1"}
+    applies = {
+        "roundtrip": {"DEPTH_TO_SPACE1", "SPACE_TO_DEPTH1"},
+        "equivalence": every,
+        "offsets": resample,
+        "layouts": every,
+        "tables": every,
+        "invalid": every,
+        "bitlevel": every,
+        "large": every,
+    }
+    assert _family_operators() == applies
+
+
+def test_each_invalid_case_breaks_exactly_its_rule() -> None:
+    for spec in ops.OPERATORS.values():
+        for slug, rule, change, _, _ in invalid.variants(spec):
+            tensors, attrs = change(invalid.base(spec))
+            call = spec.make_call({n: TensorDesc.from_json(d) for n, d in tensors.items()},
+                                  attrs)
+            assert {v.rule for v in spec.validate(call, HIGHEST)} == {rule}, (spec.name, slug)
+
+
+def test_affine_closed_form_is_hand_checkable() -> None:
+    # iota(-3, 0.25) on sizes [1, 1, 1, 5] is -3, -2.75, ..., -2; 2x half-pixel along W reads
+    # c = (o + 0.5) / 2 - 0.5 clamped to [0, 4]: 0, 0.25, 0.75, ..., 3.75, 4, 4 (o = 0..10)
+    out = offsets.affine_output(-3.0, 0.25, [1, 1, 1, 5], [1, 1, 1, 11], [1, 1, 1, 2],
+                                [(0.5, -0.5)] * 4)
+    c = np.clip((np.arange(11) + 0.5) / 2 - 0.5, 0, 4)
+    assert np.array_equal(out.ravel(), -3.0 + 0.25 * c)
+
+
+def test_ties_cases_are_marked_ambiguous_and_only_they() -> None:
+    for rel, cases in collected().items():
+        for case in cases:
+            if "ties" in case["tags"]:
+                assert "NOTES §4" in case["ambiguous"]
+            elif rel.split("/")[0] != "invalid":
+                assert "ambiguous" not in case, case["id"]
+
+
+def test_the_writer_reads_back_as_the_same_data() -> None:
+    from conformance.generate.emit import dump
+
+    doc = {"cases": [{"id": "x", "s": ["0x7f", "2_1", "yes", "a: b", "Description (x)", ""],
+                      "f": [1.0, -0.0, 1e-46, 1e300, float("inf"), -float("inf"), 0.33333334],
+                      "empty": {}, "nested": [[[1, 2], [3, 4]]], "none": None, "flag": True,
+                      "deep": {"a": {"b": [{"c": 1}]}}}]}
+    back = yaml.safe_load(dump(doc))
+    assert back == doc
+    nan = yaml.safe_load(dump({"v": [float("nan")]}))["v"][0]
+    assert nan != nan
