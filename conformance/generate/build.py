@@ -32,9 +32,10 @@ def desc(data_type: DataType | str, sizes: Sequence[int], strides: Sequence[int]
 
 
 def random_input(case_id: str, tensor_desc: Mapping[str, Any], distribution: str = "bits",
-                 **params: float) -> dict[str, Any]:
-    """A seeded random source with its sha256 recorded."""
-    rnd = {"seed": seed_of(case_id), "distribution": distribution, **params}
+                 *, seed: int | None = None, **params: float) -> dict[str, Any]:
+    """A seeded random source with its sha256 recorded. seed: default seed_of(case_id)."""
+    rnd = {"seed": seed_of(case_id) if seed is None else seed, "distribution": distribution,
+           **params}
     values = sources.generate("random", rnd, TensorDesc.from_json(dict(tensor_desc)))
     return {"random": rnd, "sha256": sources.sha256(values)}
 
@@ -46,18 +47,20 @@ def iota_input(tensor_desc: Mapping[str, Any], start: float = 0, step: float = 1
     return {"iota": params, "sha256": sources.sha256(values)}
 
 
-def values_for(case_id: str, tensor_desc: Mapping[str, Any]) -> dict[str, Any]:
+def values_for(case_id: str, tensor_desc: Mapping[str, Any], seed: int | None = None
+               ) -> dict[str, Any]:
     """The default input of a case: random bit patterns for data movement of any type."""
-    return random_input(case_id, tensor_desc, "bits")
+    return random_input(case_id, tensor_desc, "bits", seed=seed)
 
 
-def smooth_input(case_id: str, tensor_desc: Mapping[str, Any]) -> dict[str, Any]:
+def smooth_input(case_id: str, tensor_desc: Mapping[str, Any], seed: int | None = None
+                 ) -> dict[str, Any]:
     """Finite values for arithmetic operators: uniform in [-8, 8] for floats, the whole range for
     the 8-bit integers."""
     data_type = DataType.parse(tensor_desc["DataType"])
     if data_type.is_float:
-        return random_input(case_id, tensor_desc, "uniform", low=-8.0, high=8.0)
-    return random_input(case_id, tensor_desc, "integers")
+        return random_input(case_id, tensor_desc, "uniform", seed=seed, low=-8.0, high=8.0)
+    return random_input(case_id, tensor_desc, "integers", seed=seed)
 
 
 def level_of(operator: str, tensors: Mapping[str, Mapping[str, Any]],
