@@ -7,7 +7,9 @@ their strides and writes the outputs' bytes in place. Nothing is handed over pre
 
 Two steps, as in DirectML: create_operator(call) is IDMLDevice::CreateOperator, where an invalid
 desc is refused by raising DescRejected (E_INVALIDARG); execute(call, bindings) is the dispatch.
-A backend may also refuse in execute; either way counts as a rejection.
+A backend may also refuse in execute; either way counts as a rejection, except for a desc whose
+buffers cannot be bound at all (a Strides count that differs from Sizes, a tensor too large to
+allocate): as in DirectML, such a desc must be refused at create_operator.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from conformance.levels import FeatureLevel
+from conformance import ops
+from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.tensors import DataType
 
@@ -49,6 +52,14 @@ class Capabilities:
     offset_pairs: frozenset[tuple[float, float]] = frozenset({(0.5, -0.5)})
     rejects_invalid: bool = True
     notes: str = ""
+
+    @classmethod
+    def everything(cls, notes: str = "") -> Capabilities:
+        """Every operator with every data type of its tables, at the highest feature level,
+        strided, any offsets, validating: the claims of a complete implementation."""
+        types = {name: frozenset().union(*(t.data_types for t in spec.support))
+                 for name, spec in ops.OPERATORS.items()}
+        return cls(operators=types, feature_level=HIGHEST, notes=notes)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,6 +102,13 @@ class Backend(ABC):
 
     def create_operator(self, call: OperatorCall) -> None:  # noqa: B027 - optional hook
         """Validate the desc; raise DescRejected if it is invalid. Default: accept all."""
+
+    def validate(self, call: OperatorCall) -> None:
+        """Raise DescRejected with every rule the call breaks at the claimed level (the
+        operator spec's rules): a complete create_operator for backends that validate."""
+        violations = ops.get(call.operator).validate(call, self.claimed_level)
+        if violations:
+            raise DescRejected("; ".join(str(v) for v in violations))
 
     @abstractmethod
     def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:

@@ -193,6 +193,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_explore(args: argparse.Namespace) -> int:
+    from conformance import explore  # imports Hypothesis: only for this command
+
+    return explore.command(args)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dmlconf", description="DirectML operator conformance suite")
     p.add_argument("--version", action="version", version=f"dmlconf {__version__}")
@@ -236,6 +242,21 @@ def parser() -> argparse.ArgumentParser:
     gen.add_argument("--check", action="store_true",
                      help="write nothing; exit 1 if the files differ from a fresh generation")
     gen.set_defaults(func=cmd_generate)
+
+    exp = sub.add_parser("explore", help="search a backend for failures with Hypothesis; write "
+                                         "each minimal failing case as a regression")
+    exp.add_argument("--backend", default="numpy", help="as for run (default: numpy)")
+    exp.add_argument("--family", action="append", metavar="NAME",
+                     help="only this family (repeatable; default: all)")
+    exp.add_argument("--max-examples", type=int, metavar="N",
+                     help="examples per family (default: 100, or no limit with --seconds)")
+    exp.add_argument("--seconds", type=float, metavar="S",
+                     help="total wall time, split across the families")
+    exp.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default: 0)")
+    exp.add_argument("--out", default="cases/regressions",
+                     help="folder for regression cases (default: cases/regressions)")
+    exp.add_argument("--level", help="the feature level claimed (default: the backend's highest)")
+    exp.set_defaults(func=cmd_explore)
     return p
 
 

@@ -164,8 +164,11 @@ class RejectAllBackend(NumpyReferenceBackend):
 
 
 class LateRejectBackend(NumpyReferenceBackend):
-    """Not broken: accepts every desc at create_operator and refuses invalid ones in execute
-    (a backend may refuse in either step; backends/base.py)."""
+    """Accepts every desc at create_operator and refuses invalid ones in execute. A backend
+    may refuse in either step (backends/base.py), except descs whose buffers cannot be bound at
+    all (a Strides count that differs from Sizes, a tensor too large to allocate): those must
+    be refused at create_operator, so this backend fails the invalid family's strides-count
+    and too-many-elements cases."""
 
     name = "late-reject"
 

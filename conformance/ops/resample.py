@@ -57,6 +57,18 @@ def coordinates(out_size: int, in_size: int, scale: float, in_offset: float, out
     return np.clip(c, 0.0, in_size - 1.0), err
 
 
+def linear_taps(c: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The two taps and the weight of the second, per clamped coordinate: i0 = floor(c),
+    i1 = min(i0 + 1, size - 1), t = c - i0 (spec-notes §4)."""
+    i0 = np.floor(c).astype(np.int64)
+    return i0, np.minimum(i0 + 1, size - 1), c - i0
+
+
+def nearest_index(c: np.ndarray) -> np.ndarray:
+    """floor(c + 0.5): halves round up (spec-notes §4, the reading at ties)."""
+    return np.floor(c + 0.5).astype(np.int64)
+
+
 class _Resample(OperatorSpec):
     count_name: str  # "DimensionCount" or "ScaleCount"
 
@@ -116,8 +128,10 @@ class _Resample(OperatorSpec):
         return out
 
     # -- reference ------------------------------------------------------------------------------
-    def _axes(self, call: OperatorCall, in_shape: Sequence[int]
-              ) -> list[tuple[np.ndarray, np.ndarray]]:
+    def axes(self, call: OperatorCall, in_shape: Sequence[int]
+             ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per dimension: the clamped input coordinate of every output index, and its float32
+        error allowance (see coordinates)."""
         out_shape = call.tensors["OutputTensor"].sizes
         scales = float32(call.attributes["Scales"])
         in_off, out_off = self.offsets(call)
@@ -131,7 +145,7 @@ class _Resample(OperatorSpec):
     def expected(self, call: OperatorCall, inputs: Mapping[str, np.ndarray],
                  strict: bool = False) -> dict[str, Expected]:
         x = inputs["InputTensor"]
-        axes = self._axes(call, x.shape)
+        axes = self.axes(call, x.shape)
         if call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR":
             return {"OutputTensor": _nearest(x, axes, strict)}
         return {"OutputTensor": _linear(x, axes)}
@@ -147,7 +161,7 @@ def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: b
     strict (the reading alone: halves round up)."""
     primary, others = [], []
     for (c, err), size in zip(axes, x.shape, strict=True):
-        idx = np.floor(c + 0.5).astype(np.int64)
+        idx = nearest_index(c)
         frac = c - np.floor(c)
         tie = np.abs(frac - 0.5) <= err
         other = np.where(idx > np.floor(c), idx - 1, idx + 1)
@@ -180,9 +194,8 @@ def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]]) -> Expecte
     hi = lo = y
     coord_err = 0.0
     for d, ((c, err), size) in enumerate(zip(axes, x.shape, strict=True)):
-        i0 = np.floor(c).astype(np.int64)
-        i1 = np.minimum(i0 + 1, size - 1)
-        t = (c - i0).reshape([-1 if k == d else 1 for k in range(x.ndim)])
+        i0, i1, t = linear_taps(c, size)
+        t = t.reshape([-1 if k == d else 1 for k in range(x.ndim)])
         with np.errstate(invalid="ignore"):
             y = np.take(y, i0, axis=d) * (1 - t) + np.take(y, i1, axis=d) * t
             magnitude = np.take(magnitude, i0, axis=d) * (1 - t) + np.take(magnitude, i1,
