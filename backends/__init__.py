@@ -27,6 +27,7 @@ ENTRY_POINT_GROUP = "dml_conformance.backends"
 
 BUILTIN: dict[str, str] = {
     "numpy": "backends.numpy_reference:NumpyReferenceBackend",
+    "numba": "backends.numba_backend:NumbaBackend",  # needs the 'numba' extra
 }
 
 
