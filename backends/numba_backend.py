@@ -20,7 +20,7 @@ from conformance import ops
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.ops.resample import linear_taps, nearest_index
-from conformance.tensors import DataType, TensorDesc, packed_strides, read_tensor, write_tensor
+from conformance.tensors import DataType, TensorDesc, read_tensor, write_tensor
 
 
 def _kernels() -> ModuleType:
@@ -41,6 +41,25 @@ def _four(desc_sizes: tuple[int, ...], strides: tuple[int, ...]) -> tuple[np.nda
     pad = 4 - len(desc_sizes)
     sizes = np.array((1,) * pad + tuple(desc_sizes), dtype=np.int64)
     return sizes, np.array((0,) * pad + tuple(strides), dtype=np.int64)
+
+
+def twice_range(lo: np.ndarray, hi: np.ndarray | None = None, w: np.ndarray | None = None
+                ) -> np.ndarray:
+    """(start, stop): the longest even-length range where lo advances by one every two
+    outputs (lo[x + 2] == lo[x] + 1), with hi == lo + 1 and two alternating weights when given:
+    the 2x-upscale pattern the kernels walk with contiguous loads. (0, 0) when there is none."""
+    n = lo.size
+    if n < 6:
+        return np.zeros(2, np.int64)
+    ok = lo[2:] == lo[:-2] + 1
+    if hi is not None and w is not None:
+        ok &= (hi[:-2] == lo[:-2] + 1) & (hi[2:] == lo[2:] + 1) & (w[2:] == w[:-2])
+    bad = np.flatnonzero(~ok)
+    start = int(bad[bad < n // 2].max() + 1) if np.any(bad < n // 2) else 0
+    after = bad[bad >= start]
+    stop = int(after.min()) + 2 if after.size else n
+    stop = start + (stop - start) // 2 * 2
+    return np.array([start, stop] if stop - start >= 4 else [0, 0], np.int64)
 
 
 class NumbaBackend(Backend):
@@ -65,7 +84,9 @@ class NumbaBackend(Backend):
     def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
         self.validate(call)
         if call.operator.startswith("RESAMPLE"):
-            self._resample(call, bindings)
+            self._resample(call, bindings, call.tensors["InputTensor"],
+                           call.tensors["OutputTensor"], bindings["InputTensor"],
+                           bindings["OutputTensor"])
         else:
             self._depth_space(call, bindings)
 
@@ -79,49 +100,61 @@ class NumbaBackend(Backend):
         s_out = np.array(dst_desc.element_strides, dtype=np.int64)
         block = call.attributes["BlockSize"]
         crd = call.attributes.get("Order", "DEPTH_COLUMN_ROW") == "COLUMN_ROW_DEPTH"
+        rows = s_in[3] == 1 and s_out[3] == 1  # contiguous rows: the vectorised kernels
         if call.operator.startswith("DEPTH"):
-            k.depth_to_space(src, dst, np.array(dst_desc.sizes, dtype=np.int64), s_in, s_out,
-                             block, crd)
+            kernel = k.depth_to_space_rows if rows else k.depth_to_space
+            kernel(src, dst, np.array(dst_desc.sizes, dtype=np.int64), s_in, s_out, block, crd)
         else:
-            k.space_to_depth(src, dst, np.array(src_desc.sizes, dtype=np.int64), s_in, s_out,
-                             block, crd)
+            kernel = k.space_to_depth_rows if rows else k.space_to_depth
+            kernel(src, dst, np.array(src_desc.sizes, dtype=np.int64), s_in, s_out, block, crd)
 
-    def _resample(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
+    def _resample(self, call: OperatorCall, bindings: Mapping[str, np.ndarray],
+                  src_desc: TensorDesc, dst_desc: TensorDesc, src_buf: np.ndarray,
+                  dst_buf: np.ndarray) -> None:
         k = _kernels()
-        spec = ops.get(call.operator)
-        src_desc, dst_desc = call.tensors["InputTensor"], call.tensors["OutputTensor"]
-        axes = spec.axes(call, src_desc.sizes)
+        axes = ops.get(call.operator).axes(call, src_desc.sizes)
         pad = 4 - len(axes)
+        in_sizes, s_in = _four(src_desc.sizes, src_desc.element_strides)
         sizes_out, s_out = _four(dst_desc.sizes, dst_desc.element_strides)
-        _, s_in = _four(src_desc.sizes, src_desc.element_strides)
+        rows = s_in[3] == 1 and s_out[3] == 1
+        w_in = int(in_sizes[3])
         if call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR":
             index = [np.zeros(1, np.int64)] * pad + [nearest_index(c) for c, _ in axes]
             bits = src_desc.data_type.bits_dtype
-            k.nearest(element_view(src_desc, bindings["InputTensor"], bits),
-                      element_view(dst_desc, bindings["OutputTensor"], bits),
-                      sizes_out, s_in, s_out, *index)
+            src, dst = element_view(src_desc, src_buf, bits), element_view(dst_desc, dst_buf, bits)
+            if rows:
+                k.nearest_planes(src, dst, sizes_out, w_in, s_in, s_out, *index,
+                                 twice_range(index[3]))
+            else:
+                k.nearest(src, dst, sizes_out, s_in, s_out, *index)
+            return
+        if src_desc.data_type == DataType.FLOAT16:  # no float16 arithmetic: widen around it
+            packed_in = TensorDesc(DataType.FLOAT32, src_desc.sizes)
+            packed_out = TensorDesc(DataType.FLOAT32, dst_desc.sizes)
+            wide_in = np.empty(packed_in.total_size, np.uint8)
+            wide_out = np.empty(packed_out.total_size, np.uint8)
+            write_tensor(packed_in, wide_in, read_tensor(src_desc, src_buf).astype(np.float32))
+            self._resample(call, bindings, packed_in, packed_out, wide_in, wide_out)
+            write_tensor(dst_desc, dst_buf, read_tensor(packed_out, wide_out).astype(np.float16))
+            return
+        taps = [((np.zeros(1, np.int64),) * 2 + (np.zeros(1),))] * pad + [
+            linear_taps(c, size) for (c, _), size in zip(axes, src_desc.sizes, strict=True)]
+        dtype = src_desc.data_type.numpy_dtype
+        src, dst = element_view(src_desc, src_buf, dtype), element_view(dst_desc, dst_buf, dtype)
+        integer = not src_desc.data_type.is_float
+        low, high = (np.iinfo(dtype).min, np.iinfo(dtype).max) if integer else (0, 0)
+        low, high = np.float32(low), np.float32(high)
+        if rows and not taps[0][2].any() and not taps[1][2].any():
+            (pn, _, _), (pc, _, _), (lo2, hi2, w2), (lo3, hi3, w3) = taps
+            w3 = w3.astype(np.float32)
+            k.linear_planes(src, dst, sizes_out, w_in, s_in, s_out, pn, pc, lo2, hi2,
+                            w2.astype(np.float32), lo3, hi3, w3, twice_range(lo3, hi3, w3),
+                            integer, low, high)
             return
         longest = int(sizes_out.max())
         lo = np.zeros((4, longest), np.int64)
         hi = np.zeros((4, longest), np.int64)
         wt = np.zeros((4, longest), np.float32)
-        for d, ((c, _), size) in enumerate(zip(axes, src_desc.sizes, strict=True)):
-            i0, i1, t = linear_taps(c, size)
-            lo[pad + d, :c.size], hi[pad + d, :c.size], wt[pad + d, :c.size] = i0, i1, t
-        data_type = src_desc.data_type
-        if data_type == DataType.FLOAT16:  # no float16 arithmetic here: widen around the kernel
-            src = read_tensor(src_desc, bindings["InputTensor"]).astype(np.float32).ravel()
-            _, s_in = _four(src_desc.sizes, packed_strides(src_desc.sizes))
-            out = np.empty(int(np.prod(dst_desc.sizes)), np.float32)
-            _, packed_out = _four(dst_desc.sizes, packed_strides(dst_desc.sizes))
-            k.linear(src, out, sizes_out, s_in, packed_out, lo, hi, wt, False, 0.0, 0.0)
-            write_tensor(dst_desc, bindings["OutputTensor"],
-                         out.reshape(dst_desc.sizes).astype(np.float16))
-            return
-        dtype = data_type.numpy_dtype
-        src = element_view(src_desc, bindings["InputTensor"], dtype)
-        dst = element_view(dst_desc, bindings["OutputTensor"], dtype)
-        integer = not data_type.is_float
-        low, high = (np.iinfo(dtype).min, np.iinfo(dtype).max) if integer else (0, 0)
-        k.linear(src, dst, sizes_out, s_in, s_out, lo, hi, wt, integer, np.float32(low),
-                 np.float32(high))
+        for d, (i0, i1, t) in enumerate(taps):
+            lo[d, :i0.size], hi[d, :i0.size], wt[d, :i0.size] = i0, i1, t
+        k.linear(src, dst, sizes_out, s_in, s_out, lo, hi, wt, integer, low, high)

@@ -115,3 +115,187 @@ def linear(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, s_in: np.nda
             if integer:
                 acc = min(max(np.floor(acc + np.float32(0.5)), low), high)
             dst[out_base + x * s_out[3]] = acc
+
+
+# -- fast paths: rows contiguous (innermost stride 1 on both sides) -----------------------------
+#: Output rows per parallel job of the plane kernels (planes are split so 2 cores share even a
+#: single large plane).
+ROWS = 32
+
+
+@njit(parallel=True, **JIT)
+def depth_to_space_rows(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray,
+                        s_in: np.ndarray, s_out: np.ndarray, block: int, crd: bool) -> None:
+    """depth_to_space for contiguous rows: each output row interleaves `block` input rows."""
+    n_, c_, h_, w_ = sizes_out[0], sizes_out[1], sizes_out[2], sizes_out[3]
+    w_in = w_ // block
+    chunks = (h_ + ROWS - 1) // ROWS
+    for job in prange(n_ * c_ * chunks):
+        plane = job // chunks
+        n = plane // c_
+        c = plane % c_
+        for y in range((job % chunks) * ROWS, min((job % chunks) * ROWS + ROWS, h_)):
+            by = y % block
+            o = n * s_out[0] + c * s_out[1] + y * s_out[2]
+            d = dst[o:o + w_]
+            if crd:
+                a = n * s_in[0] + (c * block * block + by * block) * s_in[1]
+                step = s_in[1]
+            else:
+                a = n * s_in[0] + (by * block * c_ + c) * s_in[1]
+                step = c_ * s_in[1]
+            a += (y // block) * s_in[2]
+            if block == 2:
+                s0 = src[a:a + w_in]
+                s1 = src[a + step:a + step + w_in]
+                for ix in range(w_in):
+                    d[2 * ix] = s0[ix]
+                    d[2 * ix + 1] = s1[ix]
+            else:
+                for bx in range(block):
+                    s = src[a + bx * step:a + bx * step + w_in]
+                    for ix in range(w_in):
+                        d[ix * block + bx] = s[ix]
+
+
+@njit(parallel=True, **JIT)
+def space_to_depth_rows(src: np.ndarray, dst: np.ndarray, sizes_in: np.ndarray,
+                        s_in: np.ndarray, s_out: np.ndarray, block: int, crd: bool) -> None:
+    """space_to_depth for contiguous rows: each input row splits into `block` output rows."""
+    n_, c_, h_, w_ = sizes_in[0], sizes_in[1], sizes_in[2], sizes_in[3]
+    w_out = w_ // block
+    chunks = (h_ + ROWS - 1) // ROWS
+    for job in prange(n_ * c_ * chunks):
+        plane = job // chunks
+        n = plane // c_
+        c = plane % c_
+        for y in range((job % chunks) * ROWS, min((job % chunks) * ROWS + ROWS, h_)):
+            by = y % block
+            i = n * s_in[0] + c * s_in[1] + y * s_in[2]
+            s = src[i:i + w_]
+            if crd:
+                a = n * s_out[0] + (c * block * block + by * block) * s_out[1]
+                step = s_out[1]
+            else:
+                a = n * s_out[0] + (by * block * c_ + c) * s_out[1]
+                step = c_ * s_out[1]
+            a += (y // block) * s_out[2]
+            if block == 2:
+                d0 = dst[a:a + w_out]
+                d1 = dst[a + step:a + step + w_out]
+                for ox in range(w_out):
+                    d0[ox] = s[2 * ox]
+                    d1[ox] = s[2 * ox + 1]
+            else:
+                for bx in range(block):
+                    d = dst[a + bx * step:a + bx * step + w_out]
+                    for ox in range(w_out):
+                        d[ox] = s[ox * block + bx]
+
+
+@njit(parallel=True, **JIT)
+def nearest_planes(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, w_in: int,
+                   s_in: np.ndarray, s_out: np.ndarray, i0: np.ndarray, i1: np.ndarray,
+                   i2: np.ndarray, i3: np.ndarray, pair: np.ndarray) -> None:
+    """nearest for contiguous rows: an output row reading the same input row as the one before
+    it is a copy of that output row; others gather through the column indices (contiguously
+    in the range `pair` where each column repeats twice)."""
+    n_, c_, h_, w_ = sizes_out[0], sizes_out[1], sizes_out[2], sizes_out[3]
+    chunks = (h_ + ROWS - 1) // ROWS
+    for job in prange(n_ * c_ * chunks):
+        plane = job // chunks
+        n = plane // c_
+        c = plane % c_
+        ib = i0[n] * s_in[0] + i1[c] * s_in[1]
+        ob = n * s_out[0] + c * s_out[1]
+        y0 = (job % chunks) * ROWS
+        previous = -1
+        for y in range(y0, min(y0 + ROWS, h_)):
+            o = ob + y * s_out[2]
+            d = dst[o:o + w_]
+            if i2[y] == previous:
+                p = dst[o - s_out[2]:o - s_out[2] + w_]
+                for x in range(w_):
+                    d[x] = p[x]
+                continue
+            previous = i2[y]
+            s = src[ib + previous * s_in[2]:ib + previous * s_in[2] + w_in]
+            start, stop = pair[0], pair[1]
+            for x in range(start):
+                d[x] = s[i3[x]]
+            if stop > start:  # one input column further every two outputs: contiguous loads
+                a0, a1 = i3[start], i3[start + 1]
+                for i in range((stop - start) // 2):
+                    d[start + 2 * i] = s[a0 + i]
+                    d[start + 2 * i + 1] = s[a1 + i]
+            for x in range(max(start, stop), w_):
+                d[x] = s[i3[x]]
+
+
+@njit(inline="always", **JIT)
+def _lerp_row(s: np.ndarray, lo: np.ndarray, hi: np.ndarray, w: np.ndarray,
+              out: np.ndarray, pair: np.ndarray) -> None:
+    """out[x] = lerp(s[lo[x]], s[hi[x]], w[x]). pair = (start, stop): a range where the taps
+    advance by one input every two outputs with two alternating weights (a 2x upscale away
+    from the clamped edges): there the loads are contiguous and the loop vectorises."""
+    start, stop = pair[0], pair[1]
+    for x in range(start):
+        v0 = np.float32(s[lo[x]])
+        out[x] = v0 + w[x] * (np.float32(s[hi[x]]) - v0)
+    if stop > start:
+        a0, a1, w0, w1 = lo[start], lo[start + 1], w[start], w[start + 1]
+        for i in range((stop - start) // 2):
+            u = np.float32(s[a0 + i])
+            out[start + 2 * i] = u + w0 * (np.float32(s[a0 + i + 1]) - u)
+            v = np.float32(s[a1 + i])
+            out[start + 2 * i + 1] = v + w1 * (np.float32(s[a1 + i + 1]) - v)
+    for x in range(max(start, stop), out.size):
+        v0 = np.float32(s[lo[x]])
+        out[x] = v0 + w[x] * (np.float32(s[hi[x]]) - v0)
+
+
+@njit(parallel=True, **JIT)
+def linear_planes(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, w_in: int,
+                  s_in: np.ndarray, s_out: np.ndarray, pn: np.ndarray, pc: np.ndarray,
+                  lo2: np.ndarray, hi2: np.ndarray, w2: np.ndarray, lo3: np.ndarray,
+                  hi3: np.ndarray, w3: np.ndarray, pair: np.ndarray, integer: bool,
+                  low: float, high: float) -> None:
+    """Bilinear on planes, for calls whose batch and channel taps have zero weight (pn, pc: the
+    input plane of each output batch and channel): input rows are interpolated along W once
+    and kept while consecutive output rows need them, then blended along H. float32."""
+    n_, c_, h_, w_ = sizes_out[0], sizes_out[1], sizes_out[2], sizes_out[3]
+    chunks = (h_ + ROWS - 1) // ROWS
+    for job in prange(n_ * c_ * chunks):
+        plane = job // chunks
+        n = plane // c_
+        c = plane % c_
+        ib = pn[n] * s_in[0] + pc[c] * s_in[1]
+        ob = n * s_out[0] + c * s_out[1]
+        ha = np.empty(w_, np.float32)
+        hb = np.empty(w_, np.float32)
+        ra = -1
+        rb = -1
+        y0 = (job % chunks) * ROWS
+        for y in range(y0, min(y0 + ROWS, h_)):
+            r0, r1, wy = lo2[y], hi2[y], w2[y]
+            if ra != r0 and r0 == rb:  # the row below becomes the row above: swap
+                ha, hb = hb, ha
+                ra, rb = rb, ra
+            if ra != r0:
+                _lerp_row(src[ib + r0 * s_in[2]:ib + r0 * s_in[2] + w_in], lo3, hi3, w3, ha, pair)
+                ra = r0
+            if wy != 0 and rb != r1:
+                _lerp_row(src[ib + r1 * s_in[2]:ib + r1 * s_in[2] + w_in], lo3, hi3, w3, hb, pair)
+                rb = r1
+            o = ob + y * s_out[2]
+            d = dst[o:o + w_]
+            if integer:
+                for x in range(w_):
+                    v = ha[x] + wy * (hb[x] - ha[x]) if wy != 0 else ha[x]
+                    d[x] = min(max(np.floor(v + np.float32(0.5)), low), high)
+            elif wy == 0:
+                for x in range(w_):
+                    d[x] = ha[x]
+            else:
+                for x in range(w_):
+                    d[x] = ha[x] + wy * (hb[x] - ha[x])

@@ -1,0 +1,31 @@
+"""The benchmark starts and produces its table on a tiny size (a smoke test, not a timing)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_benchmark_runs_and_writes_its_table(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench.py"), "--tiny", "--repeats", "2",
+         "--backend", "numpy", "--backend", "numba", "--md", str(tmp_path / "t.md"),
+         "--json", str(tmp_path / "rows.json")],
+        capture_output=True, text=True, check=True, timeout=600).stdout
+    assert "| workload | implementation | GB/s |" in out
+    rows = json.loads((tmp_path / "rows.json").read_text())
+    workloads = {r["workload"] for r in rows}
+    assert {"DEPTH_TO_SPACE1 DCR", "SPACE_TO_DEPTH1 CRD", "RESAMPLE1 linear",
+            "RESAMPLE1 nearest_neighbor", "DEPTH_TO_SPACE1 DCR, NHWC input"} <= workloads
+    for w in workloads:
+        mine = {r["implementation"]: r for r in rows if r["workload"] == w}
+        assert {"numpy backend", "numba backend", "copy, 1 thread"} <= set(mine)
+        limit = next(r for k, r in mine.items() if k.startswith("copy,") and "threads" in k)
+        assert limit["vs_copy"] == 1.0
+        for r in mine.values():
+            assert r["median"] > 0 and r["min"] <= r["median"] <= r["max"]
+    assert (tmp_path / "t.md").read_text().count("\n| ") == len(rows) + 1
