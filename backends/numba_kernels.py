@@ -214,9 +214,7 @@ def nearest_planes(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, w_in
             o = ob + y * s_out[2]
             d = dst[o:o + w_]
             if i2[y] == previous:
-                p = dst[o - s_out[2]:o - s_out[2] + w_]
-                for x in range(w_):
-                    d[x] = p[x]
+                d[:] = dst[o - s_out[2]:o - s_out[2] + w_]
                 continue
             previous = i2[y]
             s = src[ib + previous * s_in[2]:ib + previous * s_in[2] + w_in]
@@ -225,9 +223,15 @@ def nearest_planes(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, w_in
                 d[x] = s[i3[x]]
             if stop > start:  # one input column further every two outputs: contiguous loads
                 a0, a1 = i3[start], i3[start + 1]
-                for i in range((stop - start) // 2):
-                    d[start + 2 * i] = s[a0 + i]
-                    d[start + 2 * i + 1] = s[a1 + i]
+                if a0 == a1:
+                    for i in range((stop - start) // 2):
+                        v = s[a0 + i]
+                        d[start + 2 * i] = v
+                        d[start + 2 * i + 1] = v
+                else:
+                    for i in range((stop - start) // 2):
+                        d[start + 2 * i] = s[a0 + i]
+                        d[start + 2 * i + 1] = s[a1 + i]
             for x in range(max(start, stop), w_):
                 d[x] = s[i3[x]]
 
@@ -244,11 +248,18 @@ def _lerp_row(s: np.ndarray, lo: np.ndarray, hi: np.ndarray, w: np.ndarray,
         out[x] = v0 + w[x] * (np.float32(s[hi[x]]) - v0)
     if stop > start:
         a0, a1, w0, w1 = lo[start], lo[start + 1], w[start], w[start + 1]
-        for i in range((stop - start) // 2):
-            u = np.float32(s[a0 + i])
-            out[start + 2 * i] = u + w0 * (np.float32(s[a0 + i + 1]) - u)
-            v = np.float32(s[a1 + i])
-            out[start + 2 * i + 1] = v + w1 * (np.float32(s[a1 + i + 1]) - v)
+        if a0 == a1:  # both outputs of a pair between the same two inputs
+            for i in range((stop - start) // 2):
+                u = np.float32(s[a0 + i])
+                diff = np.float32(s[a0 + i + 1]) - u
+                out[start + 2 * i] = u + w0 * diff
+                out[start + 2 * i + 1] = u + w1 * diff
+        else:
+            for i in range((stop - start) // 2):
+                u = np.float32(s[a0 + i])
+                out[start + 2 * i] = u + w0 * (np.float32(s[a0 + i + 1]) - u)
+                v = np.float32(s[a1 + i])
+                out[start + 2 * i + 1] = v + w1 * (np.float32(s[a1 + i + 1]) - v)
     for x in range(max(start, stop), out.size):
         v0 = np.float32(s[lo[x]])
         out[x] = v0 + w[x] * (np.float32(s[hi[x]]) - v0)
@@ -289,13 +300,15 @@ def linear_planes(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, w_in:
                 rb = r1
             o = ob + y * s_out[2]
             d = dst[o:o + w_]
-            if integer:
+            if integer and wy == 0:
                 for x in range(w_):
-                    v = ha[x] + wy * (hb[x] - ha[x]) if wy != 0 else ha[x]
+                    d[x] = min(max(np.floor(ha[x] + np.float32(0.5)), low), high)
+            elif integer:
+                for x in range(w_):
+                    v = ha[x] + wy * (hb[x] - ha[x])
                     d[x] = min(max(np.floor(v + np.float32(0.5)), low), high)
             elif wy == 0:
-                for x in range(w_):
-                    d[x] = ha[x]
+                d[:] = ha
             else:
                 for x in range(w_):
                     d[x] = ha[x] + wy * (hb[x] - ha[x])
