@@ -24,6 +24,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# Idle worker threads must sleep, not spin: OpenMP (Numba's 'omp' layer, torch) and onnxruntime
+# spin after a parallel region by default, and a spinning pool of the implementation measured
+# just before steals the cores from the one measured now.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# OpenCV's bundled OpenBLAS binds the main thread to one core when it loads; Numba's worker
+# threads then inherit that binding and run on one core (measured: linear resample 17 -> 10
+# GB/s after `import cv2`). MAIN_FREE leaves the main thread unbound.
+os.environ.setdefault("OPENBLAS_MAIN_FREE", "1")
+
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -50,7 +59,7 @@ class Workload:
         return self.input.element_count * 4 + self.output.element_count * 4
 
 
-def workloads(tiny: bool) -> list[Workload]:
+def workloads(tiny: bool, peers: bool = True) -> list[Workload]:
     d2s_in = [1, 16, 16, 8] if tiny else [8, 64, 256, 128]
     d2s_out = [d2s_in[0], d2s_in[1] // 4, d2s_in[2] * 2, d2s_in[3] * 2]
     rs_in = [1, 2, 16, 16] if tiny else [8, 16, 256, 256]
@@ -61,16 +70,16 @@ def workloads(tiny: bool) -> list[Workload]:
         attrs = {"BlockSize": 2, "Order": order}
         out.append(Workload(f"DEPTH_TO_SPACE1 {short}", "DEPTH_TO_SPACE1", attrs,
                             TensorDesc(F32, tuple(d2s_in)), TensorDesc(F32, tuple(d2s_out)),
-                            peers=depth_space_peers(True, short)))
+                            peers=depth_space_peers(True, short) if peers else {}))
         out.append(Workload(f"SPACE_TO_DEPTH1 {short}", "SPACE_TO_DEPTH1", attrs,
                             TensorDesc(F32, tuple(d2s_out)), TensorDesc(F32, tuple(d2s_in)),
-                            peers=depth_space_peers(False, short)))
+                            peers=depth_space_peers(False, short) if peers else {}))
     for mode in ("LINEAR", "NEAREST_NEIGHBOR"):
         attrs = {"InterpolationMode": mode, "Scales": [1, 1, 2, 2],
                  "InputPixelOffsets": [0.5] * 4, "OutputPixelOffsets": [-0.5] * 4}
         out.append(Workload(f"RESAMPLE1 {mode.lower()}", "RESAMPLE1", attrs,
                             TensorDesc(F32, tuple(rs_in)), TensorDesc(F32, tuple(rs_out)),
-                            peers=resample_peers(mode, rs_out)))
+                            peers=resample_peers(mode, rs_out) if peers else {}))
     out.append(Workload("DEPTH_TO_SPACE1 DCR, NHWC input", "DEPTH_TO_SPACE1",
                         {"BlockSize": 2, "Order": "DEPTH_COLUMN_ROW"},
                         TensorDesc(F32, tuple(d2s_in), tuple(nhwc)),
@@ -133,6 +142,7 @@ def _ort_session(onnx, ort, helper, graph, x, shape) -> Callable[[], object]:
     model.ir_version = 8  # onnxruntime 1.31 loads IR <= 13 (notes §5)
     options = ort.SessionOptions()
     options.intra_op_num_threads = THREADS
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = ort.InferenceSession(model.SerializeToString(), options,
                                    providers=["CPUExecutionProvider"])
     out = np.empty(shape, np.float32)
@@ -208,13 +218,19 @@ def resample_peers(mode: str, out_shape: list[int]) -> dict:
 
 
 # -- measuring ---------------------------------------------------------------------------------
-def measure(run: Callable[[], object], repeats: int) -> list[float]:
-    run()  # warm-up (and JIT compilation)
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
+def measure_round_robin(runs: dict[str, Callable[[], object]], repeats: int
+                        ) -> dict[str, list[float]]:
+    """Seconds per call of each run. After one warm-up call each (JIT compilation, first-touch
+    page faults), the repeats go round-robin across the implementations, so that whatever
+    else the machine does in the meantime falls on all of them alike."""
+    for run in runs.values():
         run()
-        times.append(time.perf_counter() - t0)
+    times: dict[str, list[float]] = {label: [] for label in runs}
+    for _ in range(repeats):
+        for label, run in runs.items():
+            t0 = time.perf_counter()
+            run()
+            times[label].append(time.perf_counter() - t0)
     return times
 
 
@@ -244,9 +260,12 @@ def backend_run(name: str, w: Workload, x: np.ndarray) -> Callable[[], object]:
     return lambda: backend.execute(call, bindings)
 
 
-def bench(tiny: bool, repeats: int, backends: list[str]) -> list[dict]:
+def bench(tiny: bool, repeats: int, backends: list[str], peers: bool = True,
+          only: str | None = None) -> list[dict]:
     rows = []
-    for w in workloads(tiny):
+    for w in workloads(tiny, peers):
+        if only and only not in w.name:
+            continue
         x = np.random.default_rng(1).standard_normal(w.input.sizes, dtype=np.float32)
         runs: dict[str, tuple[str, Callable[[], object]]] = {
             k: ("baseline", v) for k, v in copy_runs(w.bytes_moved).items()}
@@ -254,10 +273,10 @@ def bench(tiny: bool, repeats: int, backends: list[str]) -> list[dict]:
             runs[f"{b} backend"] = ("ours", backend_run(b, w, x))
         for peer, make in w.peers.items():
             runs[peer] = ("peer", make(np.ascontiguousarray(x)))
+        timings = measure_round_robin({k: v[1] for k, v in runs.items()}, repeats)
         results = {}
-        for label, (kind, run) in runs.items():
-            times = measure(run, repeats)
-            gbs = [w.bytes_moved / t / 1e9 for t in times]
+        for label, (kind, _) in runs.items():
+            gbs = [w.bytes_moved / t / 1e9 for t in timings[label]]
             results[label] = {"kind": kind, "median": statistics.median(gbs),
                               "min": min(gbs), "max": max(gbs)}
         limit = results[f"copy, {THREADS} threads"]["median"]
@@ -293,10 +312,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=15)
     p.add_argument("--backend", action="append", help="backends to measure (default: numpy, "
                                                       "numba)")
+    p.add_argument("--no-peers", action="store_true", help="measure no peer library")
+    p.add_argument("-k", dest="only", help="only the workloads whose name contains this")
     p.add_argument("--md", help="also write the table to this file")
     p.add_argument("--json", help="also write the rows as JSON to this file")
     args = p.parse_args(argv)
-    rows = bench(args.tiny, args.repeats, args.backend or ["numpy", "numba"])
+    rows = bench(args.tiny, args.repeats, args.backend or ["numpy", "numba"],
+                 not args.no_peers, args.only)
     table = markdown(rows, args.repeats)
     print(table)
     if args.md:
