@@ -118,6 +118,20 @@ def linear(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, s_in: np.nda
 
 
 # -- fast paths: rows contiguous (innermost stride 1 on both sides) -----------------------------
+@njit(inline="always", **JIT)
+def depth_row(s: np.ndarray, n: int, c: int, y: int, block: int, c_: int,
+              crd: bool) -> tuple[int, int]:
+    """Where the depth-form row of space-form row (n, c, y) starts for bx = 0, and the step
+    between the rows of successive bx (one channel for CRD, C' channels for DCR): the channel
+    formulas of spec-notes §3, with s the depth-form tensor's strides."""
+    by = y % block
+    if crd:
+        first, step = c * block * block + by * block, s[1]
+    else:
+        first, step = by * block * c_ + c, c_ * s[1]
+    return n * s[0] + first * s[1] + (y // block) * s[2], step
+
+
 #: Output rows per parallel job of the plane kernels (planes are split so 2 cores share even a
 #: single large plane).
 ROWS = 32
@@ -135,16 +149,9 @@ def depth_to_space_rows(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray,
         n = plane // c_
         c = plane % c_
         for y in range((job % chunks) * ROWS, min((job % chunks) * ROWS + ROWS, h_)):
-            by = y % block
             o = n * s_out[0] + c * s_out[1] + y * s_out[2]
             d = dst[o:o + w_]
-            if crd:
-                a = n * s_in[0] + (c * block * block + by * block) * s_in[1]
-                step = s_in[1]
-            else:
-                a = n * s_in[0] + (by * block * c_ + c) * s_in[1]
-                step = c_ * s_in[1]
-            a += (y // block) * s_in[2]
+            a, step = depth_row(s_in, n, c, y, block, c_, crd)
             if block == 2:
                 s0 = src[a:a + w_in]
                 s1 = src[a + step:a + step + w_in]
@@ -170,16 +177,9 @@ def space_to_depth_rows(src: np.ndarray, dst: np.ndarray, sizes_in: np.ndarray,
         n = plane // c_
         c = plane % c_
         for y in range((job % chunks) * ROWS, min((job % chunks) * ROWS + ROWS, h_)):
-            by = y % block
             i = n * s_in[0] + c * s_in[1] + y * s_in[2]
             s = src[i:i + w_]
-            if crd:
-                a = n * s_out[0] + (c * block * block + by * block) * s_out[1]
-                step = s_out[1]
-            else:
-                a = n * s_out[0] + (by * block * c_ + c) * s_out[1]
-                step = c_ * s_out[1]
-            a += (y // block) * s_out[2]
+            a, step = depth_row(s_out, n, c, y, block, c_, crd)
             if block == 2:
                 d0 = dst[a:a + w_out]
                 d1 = dst[a + step:a + step + w_out]

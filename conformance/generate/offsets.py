@@ -55,6 +55,21 @@ def _attrs(mode: str, scales: list[float], offsets: list[tuple[float, float]]) -
             "OutputPixelOffsets": [b for _, b in offsets]}
 
 
+def one_axis(axis: int, scale: float, offsets: tuple[float, float], variant: str
+             ) -> tuple[list[int], list[int], list[float], list[tuple[float, float]]]:
+    """Input sizes, output sizes, Scales and offset pairs of a call that scales one dimension
+    (the others keep BASE with scale 1 and the pixel-centre offsets 0.5 / -0.5)."""
+    sizes = list(BASE)
+    sizes[axis] = SCALED
+    scales = [1.0] * 4
+    scales[axis] = scale
+    per_axis = [(0.5, -0.5)] * 4
+    per_axis[axis] = offsets
+    outs = list(sizes)
+    outs[axis] = out_size(SCALED, scale, variant)
+    return sizes, outs, scales, per_axis
+
+
 def _single_axis() -> list[dict]:
     out = []
     i = 0
@@ -65,14 +80,7 @@ def _single_axis() -> list[dict]:
                     for variant in SIZE_VARIANTS:
                         data_type = TYPES[i % len(TYPES)]
                         i += 1
-                        sizes = list(BASE)
-                        sizes[axis] = SCALED
-                        scales = [1.0] * 4
-                        scales[axis] = scale
-                        per_axis = [(0.5, -0.5)] * 4
-                        per_axis[axis] = offsets
-                        outs = list(sizes)
-                        outs[axis] = out_size(SCALED, scale, variant)
+                        sizes, outs, scales, per_axis = one_axis(axis, scale, offsets, variant)
                         tensors = {"InputTensor": desc(data_type, sizes),
                                    "OutputTensor": desc(data_type, outs)}
                         cid = (f"generated/offsets/{mode.lower()}/{AXES[axis]}/scale-{scale}/"
@@ -165,14 +173,7 @@ def _affine() -> list[dict]:
         for axis in range(4):
             for scale in (2.0, 0.75, 1.5, 0.33333334):
                 for offsets in OFFSETS[:3]:
-                    sizes = list(BASE)
-                    sizes[axis] = SCALED
-                    scales = [1.0] * 4
-                    scales[axis] = scale
-                    per_axis = [(0.5, -0.5)] * 4
-                    per_axis[axis] = offsets
-                    outs = list(sizes)
-                    outs[axis] = out_size(SCALED, scale, "clamp")
+                    sizes, outs, scales, per_axis = one_axis(axis, scale, offsets, "clamp")
                     tensors = {"InputTensor": desc(data_type, sizes),
                                "OutputTensor": desc(data_type, outs)}
                     exact = affine_output(start, step, sizes, outs, scales, per_axis)
@@ -200,14 +201,7 @@ def _ties() -> list[dict]:
     for data_type in TYPES:
         for scale, offsets in configs:
             for axis in (1, 3):
-                sizes = list(BASE)
-                sizes[axis] = SCALED
-                scales = [1.0] * 4
-                scales[axis] = scale
-                per_axis = [(0.5, -0.5)] * 4
-                per_axis[axis] = offsets
-                outs = list(sizes)
-                outs[axis] = out_size(SCALED, scale, "natural")
+                sizes, outs, scales, per_axis = one_axis(axis, scale, offsets, "natural")
                 tensors = {"InputTensor": desc(data_type, sizes),
                            "OutputTensor": desc(data_type, outs)}
                 cid = (f"generated/offsets/nearest-ties/{AXES[axis]}/scale-{scale}/"

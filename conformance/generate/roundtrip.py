@@ -26,6 +26,24 @@ def _shape(block: int, slot: int) -> tuple[int, int, int, int]:
     return n, c, h, w
 
 
+def trip(cid: str, first: str, second: str, attrs: dict, start: dict, middle: dict,
+         order: str) -> dict:
+    """first(x) then second(...) back: the result must equal x bit for bit."""
+    name = "to_space" if first == "DEPTH_TO_SPACE1" else "to_depth"
+    return chain(
+        cid, [
+            {"name": name, "operator": first, "attributes": attrs,
+             "tensors": {"InputTensor": start, "OutputTensor": middle}},
+            {"name": "back", "operator": second, "attributes": attrs,
+             "tensors": {"InputTensor": middle, "OutputTensor": start}}],
+        family=FAMILY, spec=SPEC,
+        inputs={f"{name}.InputTensor": values_for(cid, start),
+                "back.InputTensor": {"from": f"{name}.OutputTensor"}},
+        relations=[{"equal": ["back.OutputTensor", f"{name}.InputTensor"],
+                    "why": f"{second} is the inverse of {first}"}],
+        tags=[order.lower()])
+
+
 def files() -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {"depth_space": [], "space_depth": []}
     for order in ORDERS:
@@ -36,32 +54,12 @@ def files() -> dict[str, list[dict]]:
                 depth = desc(data_type, [n, c * block * block, h, w])
                 space = desc(data_type, [n, c, h * block, w * block])
                 attrs = {"BlockSize": block, "Order": order}
-                short = order.lower().replace("_", "-")
-                tag = f"{data_type.name.lower()}-{variant}"
-                cid = f"generated/roundtrip/depth-space/{short}/b{block}/{tag}"
-                out["depth_space"].append(chain(
-                    cid, [
-                        {"name": "to_space", "operator": "DEPTH_TO_SPACE1", "attributes": attrs,
-                         "tensors": {"InputTensor": depth, "OutputTensor": space}},
-                        {"name": "back", "operator": "SPACE_TO_DEPTH1", "attributes": attrs,
-                         "tensors": {"InputTensor": space, "OutputTensor": depth}}],
-                    family=FAMILY, spec=SPEC,
-                    inputs={"to_space.InputTensor": values_for(cid, depth),
-                            "back.InputTensor": {"from": "to_space.OutputTensor"}},
-                    relations=[{"equal": ["back.OutputTensor", "to_space.InputTensor"],
-                                "why": "SPACE_TO_DEPTH1 is the inverse of DEPTH_TO_SPACE1"}],
-                    tags=[order.lower()]))
-                cid = f"generated/roundtrip/space-depth/{short}/b{block}/{tag}"
-                out["space_depth"].append(chain(
-                    cid, [
-                        {"name": "to_depth", "operator": "SPACE_TO_DEPTH1", "attributes": attrs,
-                         "tensors": {"InputTensor": space, "OutputTensor": depth}},
-                        {"name": "back", "operator": "DEPTH_TO_SPACE1", "attributes": attrs,
-                         "tensors": {"InputTensor": depth, "OutputTensor": space}}],
-                    family=FAMILY, spec=SPEC,
-                    inputs={"to_depth.InputTensor": values_for(cid, space),
-                            "back.InputTensor": {"from": "to_depth.OutputTensor"}},
-                    relations=[{"equal": ["back.OutputTensor", "to_depth.InputTensor"],
-                                "why": "DEPTH_TO_SPACE1 is the inverse of SPACE_TO_DEPTH1"}],
-                    tags=[order.lower()]))
+                where = f"{order.lower().replace('_', '-')}/b{block}/" \
+                        f"{data_type.name.lower()}-{variant}"
+                out["depth_space"].append(trip(
+                    f"generated/roundtrip/depth-space/{where}", "DEPTH_TO_SPACE1",
+                    "SPACE_TO_DEPTH1", attrs, depth, space, order))
+                out["space_depth"].append(trip(
+                    f"generated/roundtrip/space-depth/{where}", "SPACE_TO_DEPTH1",
+                    "DEPTH_TO_SPACE1", attrs, space, depth, order))
     return out
