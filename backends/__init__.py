@@ -28,6 +28,9 @@ ENTRY_POINT_GROUP = "dml_conformance.backends"
 BUILTIN: dict[str, str] = {
     "numpy": "backends.numpy_reference:NumpyReferenceBackend",
     "numba": "backends.numba_backend:NumbaBackend",  # needs the 'numba' extra
+    "onnxruntime": "backends.onnxruntime_backend:OnnxRuntimeBackend",  # the 'onnxruntime' extra
+    # Windows only: the 'directml' extra (onnxruntime-directml)
+    "onnxruntime-directml": "backends.onnxruntime_backend:OnnxRuntimeDirectMLBackend",
 }
 
 
