@@ -31,6 +31,8 @@ BUILTIN: dict[str, str] = {
     "onnxruntime": "backends.onnxruntime_backend:OnnxRuntimeBackend",  # the 'onnxruntime' extra
     # Windows only: the 'directml' extra (onnxruntime-directml)
     "onnxruntime-directml": "backends.onnxruntime_backend:OnnxRuntimeDirectMLBackend",
+    "torch": "backends.torch_backend:TorchBackend",  # the 'torch' extra
+    "torch-cuda": "backends.torch_backend:TorchCudaBackend",  # a CUDA build of torch
 }
 
 

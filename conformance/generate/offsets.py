@@ -218,6 +218,37 @@ def _ties() -> list[dict]:
     return out
 
 
+def _scale_not_ratio() -> list[dict]:
+    """Scales whose output size is the input size or twice it although the scale is neither 1
+    nor 2 (3 at 2.3 -> 6, 3 at 1.25 -> 3, ...): an implementation that derives the coordinate
+    from the sizes instead of the given Scale reads the wrong pixels. Offset pairs 0.5 / 0
+    (PyTorch's 'nearest'), 0.5 / -0.5 and 0 / 0."""
+    out = []
+    for mode in MODES:
+        for size, scale in ((3, 2.3), (3, 1.25), (4, 1.1), (5, 2.1), (6, 0.9)):
+            for offsets in ((0.5, 0.0), (0.5, -0.5), (0.0, 0.0)):
+                for axis in (2, 3):
+                    sizes = [1, 2, 3, 3]
+                    sizes[axis] = size
+                    scales = [1.0] * 4
+                    scales[axis] = scale
+                    per_axis = [(0.5, -0.5)] * 4
+                    per_axis[axis] = offsets
+                    outs = list(sizes)
+                    outs[axis] = out_size(size, scale, "natural")
+                    tensors = {"InputTensor": desc(DataType.FLOAT32, sizes),
+                               "OutputTensor": desc(DataType.FLOAT32, outs)}
+                    cid = (f"generated/offsets/{mode.lower()}/scale-not-size-ratio/"
+                           f"{AXES[axis]}/{size}-at-{scale}/offsets-{offsets[0]}_{offsets[1]}")
+                    out.append(case(
+                        cid, "RESAMPLE1", _attrs(mode, scales, per_axis), tensors,
+                        family=FAMILY, spec=[cite(PAGE, "Scales"), cite("NOTES", "4")],
+                        inputs={"InputTensor": smooth_input(cid, tensors["InputTensor"])},
+                        tags=["scale-not-size-ratio", AXES[axis]]))
+    return out
+
+
 def files() -> dict[str, list[dict]]:
-    return {"single_axis": _single_axis(), "all_axes": _all_axes(),
+    return {"single_axis": _single_axis(), "scale_not_ratio": _scale_not_ratio(),
+            "all_axes": _all_axes(),
             "fewer_dimensions": _fewer_dimensions(), "affine": _affine(), "ties": _ties()}
