@@ -33,6 +33,7 @@ BUILTIN: dict[str, str] = {
     "onnxruntime-directml": "backends.onnxruntime_backend:OnnxRuntimeDirectMLBackend",
     "torch": "backends.torch_backend:TorchBackend",  # the 'torch' extra
     "torch-cuda": "backends.torch_backend:TorchCudaBackend",  # a CUDA build of torch
+    "dxdispatch": "backends.dxdispatch:DxDispatchBackend",  # DirectML via DxDispatch
 }
 
 
