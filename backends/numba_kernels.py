@@ -16,6 +16,21 @@ from numba import njit, prange
 JIT = {"cache": True, "nogil": True}
 
 
+@njit(inline="always", **JIT)
+def depth_row(s: np.ndarray, n: int, c: int, y: int, block: int, c_: int,
+              crd: bool) -> tuple[int, int]:
+    """Where the depth-form row of space-form row (n, c, y) starts for bx = 0, and the step
+    between the rows of successive bx (one channel for CRD, C' channels for DCR): the channel
+    formulas of spec-notes §3, with s the depth-form tensor's strides."""
+    by = y % block
+    if crd:
+        first, step = c * block * block + by * block, s[1]
+    else:
+        first, step = by * block * c_ + c, c_ * s[1]
+    return n * s[0] + first * s[1] + (y // block) * s[2], step
+
+
+
 @njit(parallel=True, **JIT)
 def depth_to_space(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, s_in: np.ndarray,
                    s_out: np.ndarray, block: int, crd: bool) -> None:
@@ -26,14 +41,10 @@ def depth_to_space(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, s_in
         n = row // (c_ * h_)
         c = (row // h_) % c_
         y = row % h_
-        by = y % block
         out_base = n * s_out[0] + c * s_out[1] + y * s_out[2]
+        a, step = depth_row(s_in, n, c, y, block, c_, crd)
         for bx in range(block):
-            if crd:
-                channel = c * block * block + by * block + bx
-            else:
-                channel = (by * block + bx) * c_ + c
-            in_base = n * s_in[0] + channel * s_in[1] + (y // block) * s_in[2]
+            in_base = a + bx * step
             for ix in range(w_in):
                 dst[out_base + (ix * block + bx) * s_out[3]] = src[in_base + ix * s_in[3]]
 
@@ -48,14 +59,10 @@ def space_to_depth(src: np.ndarray, dst: np.ndarray, sizes_in: np.ndarray, s_in:
         n = row // (c_ * h_)
         c = (row // h_) % c_
         y = row % h_
-        by = y % block
         in_base = n * s_in[0] + c * s_in[1] + y * s_in[2]
+        a, step = depth_row(s_out, n, c, y, block, c_, crd)
         for bx in range(block):
-            if crd:
-                channel = c * block * block + by * block + bx
-            else:
-                channel = (by * block + bx) * c_ + c
-            out_base = n * s_out[0] + channel * s_out[1] + (y // block) * s_out[2]
+            out_base = a + bx * step
             for ox in range(w_out):
                 dst[out_base + ox * s_out[3]] = src[in_base + (ox * block + bx) * s_in[3]]
 
@@ -118,19 +125,6 @@ def linear(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, s_in: np.nda
 
 
 # -- fast paths: rows contiguous (innermost stride 1 on both sides) -----------------------------
-@njit(inline="always", **JIT)
-def depth_row(s: np.ndarray, n: int, c: int, y: int, block: int, c_: int,
-              crd: bool) -> tuple[int, int]:
-    """Where the depth-form row of space-form row (n, c, y) starts for bx = 0, and the step
-    between the rows of successive bx (one channel for CRD, C' channels for DCR): the channel
-    formulas of spec-notes §3, with s the depth-form tensor's strides."""
-    by = y % block
-    if crd:
-        first, step = c * block * block + by * block, s[1]
-    else:
-        first, step = by * block * c_ + c, c_ * s[1]
-    return n * s[0] + first * s[1] + (y // block) * s[2], step
-
 
 #: Output rows per parallel job of the plane kernels (planes are split so 2 cores share even a
 #: single large plane).

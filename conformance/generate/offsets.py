@@ -55,18 +55,19 @@ def _attrs(mode: str, scales: list[float], offsets: list[tuple[float, float]]) -
             "OutputPixelOffsets": [b for _, b in offsets]}
 
 
-def one_axis(axis: int, scale: float, offsets: tuple[float, float], variant: str
+def one_axis(axis: int, scale: float, offsets: tuple[float, float], variant: str,
+             size: int = SCALED, base: tuple[int, ...] = tuple(BASE)
              ) -> tuple[list[int], list[int], list[float], list[tuple[float, float]]]:
     """Input sizes, output sizes, Scales and offset pairs of a call that scales one dimension
-    (the others keep BASE with scale 1 and the pixel-centre offsets 0.5 / -0.5)."""
-    sizes = list(BASE)
-    sizes[axis] = SCALED
+    to `size` (the others keep `base` with scale 1 and the pixel-centre offsets 0.5 / -0.5)."""
+    sizes = list(base)
+    sizes[axis] = size
     scales = [1.0] * 4
     scales[axis] = scale
     per_axis = [(0.5, -0.5)] * 4
     per_axis[axis] = offsets
     outs = list(sizes)
-    outs[axis] = out_size(SCALED, scale, variant)
+    outs[axis] = out_size(size, scale, variant)
     return sizes, outs, scales, per_axis
 
 
@@ -228,14 +229,8 @@ def _scale_not_ratio() -> list[dict]:
         for size, scale in ((3, 2.3), (3, 1.25), (4, 1.1), (5, 2.1), (6, 0.9)):
             for offsets in ((0.5, 0.0), (0.5, -0.5), (0.0, 0.0)):
                 for axis in (2, 3):
-                    sizes = [1, 2, 3, 3]
-                    sizes[axis] = size
-                    scales = [1.0] * 4
-                    scales[axis] = scale
-                    per_axis = [(0.5, -0.5)] * 4
-                    per_axis[axis] = offsets
-                    outs = list(sizes)
-                    outs[axis] = out_size(size, scale, "natural")
+                    sizes, outs, scales, per_axis = one_axis(axis, scale, offsets, "natural",
+                                                             size, (1, 2, 3, 3))
                     tensors = {"InputTensor": desc(DataType.FLOAT32, sizes),
                                "OutputTensor": desc(DataType.FLOAT32, outs)}
                     cid = (f"generated/offsets/{mode.lower()}/scale-not-size-ratio/"
