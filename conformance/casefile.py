@@ -595,17 +595,18 @@ def case_set_hash(cases: Sequence[Case]) -> str:
 
 def select(cases: Sequence[Case], patterns: Sequence[str]) -> list[Case]:
     """Cases whose id matches any pattern: a glob if it has *?[, else a substring."""
-    from fnmatch import fnmatchcase
-
     if not patterns:
         return list(cases)
+    return [c for c in cases if any(id_matches(c.id, p) for p in patterns)]
 
-    def match(case_id: str, pattern: str) -> bool:
-        if any(ch in pattern for ch in "*?["):
-            return fnmatchcase(case_id, pattern)
-        return pattern in case_id
 
-    return [c for c in cases if any(match(c.id, p) for p in patterns)]
+def id_matches(case_id: str, pattern: str) -> bool:
+    """Whether a case id matches a -k pattern: a glob if it has *?[, else a substring."""
+    from fnmatch import fnmatchcase
+
+    if any(ch in pattern for ch in "*?["):
+        return fnmatchcase(case_id, pattern)
+    return pattern in case_id
 
 
 def logical_values(source: Source, desc: TensorDesc) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""The `dmlconf` command: run, list, show."""
+"""The `dmlconf` command: run, compare, list, show."""
 
 from __future__ import annotations
 
@@ -83,6 +83,11 @@ def _load(args: argparse.Namespace) -> tuple[list[Case], list[Path]]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from conformance import baseline as baselines
+
+    if args.strict and not args.baseline:
+        raise ValueError("--strict needs --baseline")
+    known = baselines.load(args.baseline) if args.baseline else None  # before running anything
     cases, paths = _load(args)
     level = FeatureLevel.parse(args.level) if args.level else None
     backend = load_backend(args.backend, level)
@@ -95,6 +100,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     progress = Progress(len(cases), out, args.quiet)
     found = run_cases(cases, backend, progress)
     duration = time.perf_counter() - t0
+    applied = baselines.apply(known, found) if known else None
+    if applied:
+        found = applied.results
     doc = results.document(
         found,
         backend={"name": args.backend, "class": f"{type(backend).__module__}."
@@ -103,10 +111,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         case_set_sha256=case_set_hash(cases), claimed=claimed, started_at=started_at,
         finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         duration_s=duration, command=shlex.join(["dmlconf", *getattr(args, "argv", sys.argv[1:])]),
-        case_paths=[str(p) for p in paths])
+        case_paths=[str(p) for p in paths],
+        baseline=applied.to_json(args.baseline) if applied else None)
     results.write(doc, args.json)
+    _write_reports(doc, args)
     _print_summary(doc, found, args.json, duration)
-    return results.exit_status(found)
+    return results.exit_status(found, strict=args.strict)
 
 
 def _print_summary(doc: dict, found: list[Result], json_path: str, duration: float) -> None:
@@ -121,14 +131,60 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, duration: flo
             print(f"  feature level {level}: no mandatory case selected (no verdict)")
             continue
         word = "conformant" if v["conformant"] else "NOT conformant"
-        print(f"  feature level {level}: {word} ({v['PASS']}/{v['mandatory']} mandatory cases "
-              f"pass; FAIL {v['FAIL']}, ERROR {v['ERROR']}, NOT_SUPPORTED {v['NOT_SUPPORTED']})")
+        xfail = f", XFAIL {v['XFAIL']}" if v.get("XFAIL") else ""
+        print(f"  feature level {level}: {word} ({v['PASS'] + v.get('XPASS', 0)}/"
+              f"{v['mandatory']} mandatory cases pass; FAIL {v['FAIL']}, ERROR {v['ERROR']}, "
+              f"NOT_SUPPORTED {v['NOT_SUPPORTED']}{xfail})")
     shown = [r for r in found if r.status in ("FAIL", "ERROR")]
     for r in shown[:20]:
         print(f"  {r.status} {r.id}: {r.message.splitlines()[0][:200] if r.message else ''}")
     if len(shown) > 20:
         print(f"  ... and {len(shown) - 20} more in {json_path}")
+    known = doc.get("baseline")
+    if known:
+        for case_id in known["xpass"]:
+            print(f"  XPASS {case_id}: passed, but the baseline {known['path']} expects a failure")
+        for e in known["stale"]:
+            print(f"  stale baseline entry {e['cases']!r} ({e['status']}): {e['why']}")
     print(f"results: {json_path}")
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from conformance import compare_runs
+
+    diff = compare_runs.compare(compare_runs.load(args.old), compare_runs.load(args.new),
+                                args.old, args.new)
+    print(compare_runs.to_markdown(diff) if args.markdown else compare_runs.to_text(diff),
+          end="")
+    return compare_runs.exit_status(diff)
+
+
+def _write_reports(doc: dict, args: argparse.Namespace) -> list[Path]:
+    """The reports asked for with --junit / --markdown (an --html would join them here)."""
+    from conformance import report
+
+    written = report.write_reports(doc, {"junit": args.junit, "markdown": args.markdown})
+    for path in written:
+        print(f"report: {path}", file=sys.stderr)
+    return written
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from conformance import report
+
+    if not (args.junit or args.markdown):
+        print("dmlconf report: error: give at least one output: --junit PATH and/or "
+              "--markdown PATH", file=sys.stderr)
+        return 2
+    _write_reports(report.load(args.results), args)
+    return 0
+
+
+def _report_options(q: argparse.ArgumentParser) -> None:
+    q.add_argument("--junit", metavar="PATH", help="write a JUnit XML report to PATH")
+    q.add_argument("--markdown", metavar="PATH",
+                   help="write a Markdown summary to PATH (e.g. $GITHUB_STEP_SUMMARY)")
+    # an HTML report (--html PATH) is to be added here once conformance.report renders one
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -220,7 +276,26 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--json", default=DEFAULT_JSON, metavar="PATH",
                      help=f"results file (default: {DEFAULT_JSON})")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    _report_options(run)
+    run.add_argument("--baseline", metavar="PATH",
+                     help="YAML file of known failures: matching FAIL/ERROR become XFAIL "
+                          "(docs/baselines.md)")
+    run.add_argument("--strict", action="store_true",
+                     help="with --baseline: exit 1 also when a known failure passes (XPASS)")
     run.set_defaults(func=cmd_run)
+
+    cmp = sub.add_parser("compare", help="compare two results files: what newly fails or "
+                                         "passes (exit 1 when anything newly fails)")
+    cmp.add_argument("old", metavar="OLD.json")
+    cmp.add_argument("new", metavar="NEW.json")
+    cmp.add_argument("--markdown", action="store_true", help="Markdown instead of text")
+    cmp.set_defaults(func=cmd_compare)
+
+    rep = sub.add_parser("report", help="render a results file as JUnit XML and/or a Markdown "
+                                        "summary")
+    rep.add_argument("results", metavar="RESULTS.json", help="a results file of dmlconf run")
+    _report_options(rep)
+    rep.set_defaults(func=cmd_report)
 
     lst = sub.add_parser("list", help="list case ids")
     selection(lst)

@@ -17,7 +17,10 @@ from conformance import __version__
 from conformance.levels import FeatureLevel
 
 FORMAT = "dml-conformance-results/1"
-STATUSES = ("PASS", "FAIL", "ERROR", "NOT_SUPPORTED")
+STATUSES = ("PASS", "FAIL", "ERROR", "NOT_SUPPORTED", "XFAIL", "XPASS")
+#: Statuses that count as passing: a case a baseline expected to fail that passed (XPASS) is
+#: still a pass; an expected failure (XFAIL) is still a failure for the verdict.
+PASSING = ("PASS", "XPASS")
 #: The levels at which the operators' tables change: the levels a verdict is given for.
 VERDICT_LEVELS = tuple(FeatureLevel.parse(t) for t in ("1_0", "2_0", "2_1", "5_0", "5_1", "6_2"))
 
@@ -67,16 +70,19 @@ def verdicts(results: list[Result], claimed: FeatureLevel) -> dict[str, dict[str
                               and claimed >= FeatureLevel.parse(r.feature_level_below))]
         counts = summary(mandatory)
         out[str(level)] = {
-            "conformant": counts["PASS"] == len(mandatory) if mandatory else None,
+            "conformant": (sum(counts[s] for s in PASSING) == len(mandatory)
+                           if mandatory else None),
             "mandatory": len(mandatory),
             **counts,
         }
     return out
 
 
-def exit_status(results: list[Result]) -> int:
-    """0 only when no decisive case FAILed or ERRORed."""
-    return int(any(r.status in ("FAIL", "ERROR") for r in decisive(results)))
+def exit_status(results: list[Result], strict: bool = False) -> int:
+    """0 only when no decisive case FAILed or ERRORed (an XFAIL never fails the run); with
+    strict, also when none unexpectedly passed (XPASS)."""
+    failing = ("FAIL", "ERROR", "XPASS") if strict else ("FAIL", "ERROR")
+    return int(any(r.status in failing for r in decisive(results)))
 
 
 def platform_info() -> dict[str, str]:
@@ -91,7 +97,8 @@ def platform_info() -> dict[str, str]:
 
 def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256: str,
              claimed: FeatureLevel, started_at: str, finished_at: str, duration_s: float,
-             command: str, case_paths: list[str]) -> dict[str, Any]:
+             command: str, case_paths: list[str],
+             baseline: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "suite_version": __version__,
@@ -107,6 +114,7 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
         "summary": summary(results),
         "ambiguous": summary([r for r in results if r.ambiguous]),
         "verdict": verdicts(results, claimed),
+        "baseline": baseline,
         "results": [r.to_json() for r in results],
     }
 

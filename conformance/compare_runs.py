@@ -1,0 +1,167 @@
+"""`dmlconf compare OLD.json NEW.json`: what changed between two runs' results documents
+(docs/baselines.md). Not to be confused with conformance.compare, the tolerance checks."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FAILING = ("FAIL", "ERROR")
+PASSING = ("PASS", "XPASS")
+#: Top-level fields whose difference says the two runs are not of the same thing.
+RUN_FIELDS = (("backend", "name"), ("backend", "class"), ("backend", "capabilities"),
+              ("feature_level",), ("case_set_sha256",), ("suite_version",))
+
+
+@dataclass
+class Change:
+    id: str
+    old_status: str
+    new_status: str
+    old_message: str
+    new_message: str
+
+
+@dataclass
+class Diff:
+    old_path: str
+    new_path: str
+    newly_failing: list[Change] = field(default_factory=list)
+    newly_passing: list[Change] = field(default_factory=list)
+    changed: list[Change] = field(default_factory=list)  # other status or message changes
+    added: list[tuple[str, str]] = field(default_factory=list)  # (id, status in NEW)
+    removed: list[tuple[str, str]] = field(default_factory=list)  # (id, status in OLD)
+    run: list[tuple[str, Any, Any]] = field(default_factory=list)  # (field, old, new)
+    old_summary: dict[str, int] = field(default_factory=dict)
+    new_summary: dict[str, int] = field(default_factory=dict)
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from None
+    if (not isinstance(doc, dict) or not str(doc.get("format", "")).startswith(
+            "dml-conformance-results/") or not isinstance(doc.get("results"), list)):
+        raise ValueError(f"{path}: not a dmlconf results document (docs/results-format.md)")
+    return doc
+
+
+def _get(doc: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        doc = doc.get(key) if isinstance(doc, dict) else None
+    if keys == ("backend", "class") and isinstance(doc, str):
+        # a backend loaded from a file gets a generated module name, different every run
+        doc = re.sub(r"^_dmlconf_backend_\d+\.", "<file>.", doc)
+    return doc
+
+
+def compare(old: dict[str, Any], new: dict[str, Any], old_path: str = "OLD",
+            new_path: str = "NEW") -> Diff:
+    diff = Diff(str(old_path), str(new_path), old_summary=dict(old.get("summary", {})),
+                new_summary=dict(new.get("summary", {})))
+    for keys in RUN_FIELDS:
+        a, b = _get(old, keys), _get(new, keys)
+        if a != b:
+            diff.run.append((".".join(keys), a, b))
+    before = {r["id"]: r for r in old["results"]}
+    after = {r["id"]: r for r in new["results"]}
+    for case_id, r in after.items():
+        if case_id not in before:
+            diff.added.append((case_id, r["status"]))
+            continue
+        o = before[case_id]
+        change = Change(case_id, o["status"], r["status"], o.get("message", ""),
+                        r.get("message", ""))
+        if r["status"] in FAILING and o["status"] not in FAILING:
+            diff.newly_failing.append(change)
+        elif r["status"] in PASSING and o["status"] not in PASSING:
+            diff.newly_passing.append(change)
+        elif (o["status"], change.old_message) != (r["status"], change.new_message) and not (
+                o["status"] in PASSING and r["status"] in PASSING):
+            diff.changed.append(change)
+    diff.removed = [(i, r["status"]) for i, r in before.items() if i not in after]
+    return diff
+
+
+def exit_status(diff: Diff) -> int:
+    """1 when any case newly fails (FAIL or ERROR in NEW, anything else in OLD), else 0."""
+    return int(bool(diff.newly_failing))
+
+
+def _first(message: str, width: int = 200) -> str:
+    line = message.splitlines()[0] if message else ""
+    return line if len(line) <= width else line[:width - 3] + "..."
+
+
+def _counts(diff: Diff) -> str:
+    keys = list(dict.fromkeys([*diff.old_summary, *diff.new_summary]))
+    return ", ".join(f"{k} {diff.old_summary.get(k, 0)} -> {diff.new_summary.get(k, 0)}"
+                     for k in keys)
+
+
+def _headline(diff: Diff) -> str:
+    if diff.newly_failing:
+        return f"{len(diff.newly_failing)} case(s) newly fail"
+    return "no case newly fails"
+
+
+def to_text(diff: Diff) -> str:
+    lines = [f"compare {diff.old_path} -> {diff.new_path}: {_headline(diff)}",
+             f"summary: {_counts(diff)}"]
+    for name, a, b in diff.run:
+        lines.append(f"run differs: {name}: {json.dumps(a)} -> {json.dumps(b)}")
+    for title, changes in (("newly failing", diff.newly_failing),
+                           ("newly passing", diff.newly_passing),
+                           ("changed (status or message)", diff.changed)):
+        if changes:
+            lines.append(f"{title} ({len(changes)}):")
+        for c in changes:
+            lines.append(f"  {c.id}: {c.old_status} -> {c.new_status}")
+            if c.old_message != c.new_message:
+                if c.old_message:
+                    lines.append(f"    was: {_first(c.old_message)}")
+                if c.new_message:
+                    lines.append(f"    now: {_first(c.new_message)}")
+    for title, ids in (("added", diff.added), ("removed", diff.removed)):
+        if ids:
+            lines.append(f"{title} ({len(ids)}):")
+            lines.extend(f"  {i} ({status})" for i, status in ids)
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: Any) -> str:
+    text = text if isinstance(text, str) else json.dumps(text)
+    return _first(text).replace("\\", "\\\\").replace("|", "\\|") or " "
+
+
+def to_markdown(diff: Diff) -> str:
+    out = [f"## dmlconf compare: {_headline(diff)}", "",
+           f"`{diff.old_path}` → `{diff.new_path}`", "",
+           "| Status | Old | New |", "|---|---:|---:|"]
+    for k in dict.fromkeys([*diff.old_summary, *diff.new_summary]):
+        out.append(f"| {k} | {diff.old_summary.get(k, 0)} | {diff.new_summary.get(k, 0)} |")
+    out.append("")
+    if diff.run:
+        out += ["### The runs differ", "", "| Field | Old | New |", "|---|---|---|"]
+        out += [f"| `{name}` | {_cell(a)} | {_cell(b)} |" for name, a, b in diff.run]
+        out.append("")
+    for title, changes in (("Newly failing", diff.newly_failing),
+                           ("Newly passing", diff.newly_passing),
+                           ("Changed (status or message)", diff.changed)):
+        if not changes:
+            continue
+        out += [f"### {title} ({len(changes)})", "", "| Case | Old | New | Message now |",
+                "|---|---|---|---|"]
+        out += [f"| `{c.id}` | {c.old_status} | {c.new_status} | {_cell(c.new_message)} |"
+                for c in changes]
+        out.append("")
+    for title, ids in (("Added", diff.added), ("Removed", diff.removed)):
+        if ids:
+            out += [f"### {title} ({len(ids)})", ""]
+            out += [f"- `{i}` ({status})" for i, status in ids]
+            out.append("")
+    return "\n".join(out)

@@ -1,0 +1,200 @@
+"""Reports rendered from a results document (the dict `conformance.results.document` makes,
+or `load` reads back from its JSON): JUnit XML for CI test views and a Markdown summary for a
+GitHub Actions job summary. The templates ship inside the package, in templates/.
+
+JUnit mapping (docs/results-format.md, "Reports"): one <testcase> per result; FAIL is a
+<failure>, ERROR an <error>, NOT_SUPPORTED a <skipped> with its reason. An ambiguous case
+never fails the suite: its FAIL or ERROR is rendered as <skipped message="ambiguous region of
+the spec: ..."> with the full message in <system-out>, and every ambiguous case carries an
+`ambiguous` <property>.
+
+An HTML report would be one more entry in RENDERERS (a template in templates/ and a
+`render_html`), and one more option beside --junit and --markdown in the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup, escape
+
+from conformance.results import FORMAT, STATUSES
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+DEFAULT_MAX_FAILURES = 50
+
+# Characters XML 1.0 does not allow anywhere, not even as character references.
+_XML_FORBIDDEN = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
+class ReportError(ValueError):
+    """A results file that cannot be read as a results document."""
+
+
+def xml_text(value: Any) -> str:
+    """`value` as text with the characters XML 1.0 forbids removed."""
+    return _XML_FORBIDDEN.sub("", "" if value is None else str(value))
+
+
+def _xml_attr(value: Any) -> Markup:
+    """Escaped for an attribute value; tabs and line ends kept (as character references) so
+    that a parser does not normalize them to spaces."""
+    text = str(escape(xml_text(value)))
+    return Markup(text.replace("\t", "&#9;").replace("\n", "&#10;").replace("\r", "&#13;"))
+
+
+def _xml(value: Any) -> Markup:
+    """Escaped for element text."""
+    return escape(xml_text(value))
+
+
+def md_cell(value: Any, limit: int = 200) -> str:
+    """The first line of `value`, shortened to `limit` characters, safe in a Markdown table
+    cell: control characters dropped, pipes escaped, HTML's <, > and & as entities, backticks
+    escaped."""
+    lines = ("" if value is None else str(value)).splitlines()
+    text = _CONTROL.sub("", (lines[0] if lines else "").replace("\t", " "))
+    if len(text) > limit:
+        text = text[:limit - 1] + "…"
+    text = text.replace("\\", "\\\\").replace("&", "&amp;").replace("<", "&lt;")
+    return text.replace(">", "&gt;").replace("|", "\\|").replace("`", "\\`")
+
+
+def _env(autoescape: bool) -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             autoescape=autoescape,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters.update(xattr=_xml_attr, xml=_xml, md=md_cell)
+    return env
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """Read a results JSON; ReportError (one line) when it is missing or not one."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read the results file: "
+                          f"{exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReportError(f"{path}: not a results JSON document: {exc}") from None
+    problem = _problem(doc)
+    if problem:
+        raise ReportError(f"{path}: not a results JSON document ({FORMAT}): {problem}")
+    return doc
+
+
+def _problem(doc: Any) -> str | None:
+    if not isinstance(doc, dict):
+        return "the top level is not an object"
+    if doc.get("format") != FORMAT:
+        return f"format is {doc.get('format')!r}"
+    for key, kind in (("summary", dict), ("ambiguous", dict), ("verdict", dict),
+                      ("results", list)):
+        if not isinstance(doc.get(key), kind):
+            return f"{key!r} is missing or not a{'n object' if kind is dict else ' list'}"
+    for i, r in enumerate(doc["results"]):
+        if not isinstance(r, dict) or not isinstance(r.get("id"), str) \
+                or r.get("status") not in STATUSES:
+            return f"results[{i}] has no id or no known status"
+    return None
+
+
+def _split_id(case_id: str) -> tuple[str, str]:
+    folders, _, name = case_id.rpartition("/")
+    return (folders.replace("/", ".") or "dmlconf"), name or case_id
+
+
+def _mismatch_lines(r: dict[str, Any]) -> list[str]:
+    return [f"{m.get('tensor')} {m.get('index')}: expected {m.get('expected')}, "
+            f"got {m.get('got')}" for m in r.get("mismatches") or [] if isinstance(m, dict)]
+
+
+def junit_outcome(r: dict[str, Any]) -> tuple[str, str]:
+    """(element, its message) for a result: element is "failure", "error", "skipped" or ""
+    (passed). An ambiguous case never fails: its FAIL or ERROR is skipped; an XFAIL (a
+    failure a baseline expects) is skipped; an XPASS passes (noted in <system-out>)."""
+    status, message = r["status"], r.get("message") or ""
+    if r.get("ambiguous") and status in ("FAIL", "ERROR"):
+        return "skipped", f"ambiguous region of the spec: {r['ambiguous']} ({status}: {message})"
+    return {"FAIL": ("failure", message), "ERROR": ("error", message),
+            "NOT_SUPPORTED": ("skipped", message),
+            "XFAIL": ("skipped", f"expected failure (baseline): {message}")}.get(status, ("", ""))
+
+
+def junit_counts(doc: dict[str, Any]) -> dict[str, int]:
+    """The <testsuite> counts. They equal the JSON summary, except that ambiguous FAILs and
+    ERRORs (and XFAILs) count as skipped."""
+    counts = {"tests": len(doc["results"]), "failures": 0, "errors": 0, "skipped": 0}
+    plural = {"failure": "failures", "error": "errors", "skipped": "skipped"}
+    for r in doc["results"]:
+        element = junit_outcome(r)[0]
+        if element:
+            counts[plural[element]] += 1
+    return counts
+
+
+def _verdict_word(v: dict[str, Any]) -> str:
+    if v.get("conformant") is None:
+        return "no verdict (no mandatory case selected)"
+    return "conformant" if v["conformant"] else "NOT conformant"
+
+
+def render_junit(doc: dict[str, Any]) -> str:
+    cases = []
+    for r in doc["results"]:
+        classname, name = _split_id(r["id"])
+        element, message = junit_outcome(r)
+        cases.append({"r": r, "classname": classname, "name": name,
+                      "element": element, "message": message,
+                      "time": float(r.get("duration_s") or 0.0),
+                      "mismatches": _mismatch_lines(r)})
+    verdicts = {level: _verdict_word(v) for level, v in doc["verdict"].items()}
+    backend = doc.get("backend") or {}
+    return _env(True).get_template("junit.xml.j2").render(
+        doc=doc, cases=cases, counts=junit_counts(doc), verdicts=verdicts,
+        backend_name=backend.get("name", ""), backend_class=backend.get("class", ""))
+
+
+def render_markdown(doc: dict[str, Any], max_failures: int = DEFAULT_MAX_FAILURES) -> str:
+    bad = [r for r in doc["results"] if r["status"] in ("FAIL", "ERROR")]
+    backend = doc.get("backend") or {}
+    return _env(False).get_template("summary.md.j2").render(
+        doc=doc, statuses=STATUSES, verdicts=doc["verdict"], word=_verdict_word,
+        shown=bad[:max_failures], more=max(0, len(bad) - max_failures), total_bad=len(bad),
+        any_ambiguous=any(doc["ambiguous"].get(k) for k in STATUSES),
+        backend_name=backend.get("name", ""), backend_class=backend.get("class", ""),
+        platform=doc.get("platform") or {})
+
+
+#: Output kind -> renderer. An HTML report is to be added here (not built yet).
+RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "junit": render_junit,
+    "markdown": render_markdown,
+}
+
+
+def write(text: str, path: str | Path) -> None:
+    """Write through PATH.tmp and a rename, creating missing parent folders."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def write_reports(doc: dict[str, Any], outputs: dict[str, str | Path | None]) -> list[Path]:
+    """Render `doc` to each {kind: path} given (None: skipped); the paths written."""
+    written = []
+    for kind, path in outputs.items():
+        if path:
+            write(RENDERERS[kind](doc), path)
+            written.append(Path(path))
+    return written

@@ -1,0 +1,319 @@
+"""Baselines (`dmlconf run --baseline`) and `dmlconf compare`, end to end through
+conformance.cli.main on the documented cases with broken test backends."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conformance import baseline, compare_runs, results
+from conformance.cli import main
+from conformance.results import Result
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTED = ROOT / "cases" / "documented"
+BROKEN = Path(__file__).resolve().parent / "broken_backends.py"
+
+D2S1_DCR = "documented/depth_to_space1/example-1-depth-column-row"
+D2S1_CRD = "documented/depth_to_space1/example-2-column-row-depth"
+S2D1_DCR = "documented/space_to_depth1/example-1-depth-column-row"
+S2D1_CRD = "documented/space_to_depth1/example-2-column-row-depth"
+ROW_MAJOR = "documented/strides/2d-row-major"
+SWAPPED = {D2S1_DCR, D2S1_CRD, S2D1_DCR, S2D1_CRD}  # what SwappedOrderBackend FAILs
+
+
+def write_baseline(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "baseline.yaml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def run(tmp_path: Path, backend: str, *args: str, name: str = "results.json",
+        k: tuple[str, ...] = ()) -> tuple[int, dict]:
+    out = tmp_path / name
+    selection = [a for p in k for a in ("-k", p)]
+    code = main(["run", "-q", "--backend", f"{BROKEN}:{backend}", "--cases", str(DOCUMENTED),
+                 "--json", str(out), *selection, *args])
+    return code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def statuses(doc: dict) -> dict[str, str]:
+    return {r["id"]: r["status"] for r in doc["results"]}
+
+
+# -- run --baseline -----------------------------------------------------------------------------
+def test_known_failures_become_xfail_and_do_not_fail_the_run(tmp_path: Path) -> None:
+    path = write_baseline(tmp_path, """\
+        expected_failures:
+          - cases: "documented/*_to_*1/example-*"
+            status: FAIL
+            reason: orders swapped
+            issue: https://example.com/issues/6
+            expires: 2999-12-31
+        """)
+    code, doc = run(tmp_path, "SwappedOrderBackend", "--baseline", str(path), "--strict")
+    assert code == 0  # strict too: no XPASS
+    got = statuses(doc)
+    assert {i for i, s in got.items() if s == "XFAIL"} == SWAPPED
+    assert set(got.values()) == {"PASS", "XFAIL"}
+    item = next(r for r in doc["results"] if r["id"] == D2S1_CRD)
+    assert item["message"].startswith(
+        "expected FAIL (orders swapped; https://example.com/issues/6): OutputTensor: 36 of 48")
+    assert "expected 9, got 18" in item["message"]
+    assert list(doc["summary"]) == list(results.STATUSES)
+    assert list(doc["summary"])[:4] == ["PASS", "FAIL", "ERROR", "NOT_SUPPORTED"]
+    assert doc["summary"]["XFAIL"] == 4 and doc["summary"]["FAIL"] == 0
+    assert doc["baseline"] == {"path": str(path), "xpass": [], "stale": []}
+    # a known failure is still not conformance
+    assert doc["verdict"]["2_1"]["conformant"] is False
+    assert doc["verdict"]["2_1"]["XFAIL"] == 4
+    assert doc["verdict"]["2_0"]["conformant"] is True
+
+
+def test_status_must_match_and_errors_are_baselined_as_error(tmp_path: Path) -> None:
+    path = write_baseline(tmp_path, """\
+        - {cases: depth_to_space1, status: FAIL, reason: not this status}
+        - {cases: space_to_depth1, status: ERROR, reason: device removal}
+        """)
+    code, doc = run(tmp_path, "RaisingBackend", "--baseline", str(path),
+                    k=("depth_to_space1", "space_to_depth1"))
+    assert code == 1  # the depth_to_space1 ERRORs are not FAILs: not expected
+    got = statuses(doc)
+    assert {got[D2S1_DCR], got[D2S1_CRD]} == {"ERROR"}
+    assert {got[S2D1_DCR], got[S2D1_CRD]} == {"XFAIL"}
+    # the FAIL entry matched cases (with another status): not stale
+    assert doc["baseline"]["stale"] == []
+
+
+def test_xpass_is_reported_and_fails_only_with_strict(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_baseline(tmp_path, """\
+        - cases: "documented/*_to_*1/example-*"
+          status: FAIL
+          reason: orders swapped
+        - cases: strides/2d-row-major
+          status: FAIL
+          reason: thought broken
+        """)
+    code, doc = run(tmp_path, "SwappedOrderBackend", "--baseline", str(path))
+    assert code == 0
+    assert statuses(doc)[ROW_MAJOR] == "XPASS"
+    assert doc["baseline"]["xpass"] == [ROW_MAJOR]
+    item = next(r for r in doc["results"] if r["id"] == ROW_MAJOR)
+    assert item["message"] == "passed, but the baseline expects FAIL (thought broken)"
+    assert doc["summary"]["XPASS"] == 1
+    assert doc["verdict"]["2_0"]["conformant"] is True  # an XPASS is a pass
+    assert f"XPASS {ROW_MAJOR}" in capsys.readouterr().out
+    code, _ = run(tmp_path, "SwappedOrderBackend", "--baseline", str(path), "--strict")
+    assert code == 1
+
+
+def test_stale_entries_by_no_match_and_by_expiry(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_baseline(tmp_path, """\
+        - {cases: "documented/depth_to_space1/*", status: FAIL, reason: live}
+        - {cases: no/such/case, status: ERROR, reason: fixed long ago}
+        - {cases: space_to_depth1, status: FAIL, reason: old, expires: 2000-01-01}
+        """)
+    code, doc = run(tmp_path, "SwappedOrderBackend", "--baseline", str(path))
+    assert code == 1  # an expired entry expects nothing: its cases FAIL again
+    got = statuses(doc)
+    assert {got[D2S1_DCR], got[D2S1_CRD]} == {"XFAIL"}
+    assert {got[S2D1_DCR], got[S2D1_CRD]} == {"FAIL"}
+    assert doc["baseline"]["stale"] == [
+        {"cases": "no/such/case", "status": "ERROR", "reason": "fixed long ago", "issue": None,
+         "expires": None, "why": "matches no case"},
+        {"cases": "space_to_depth1", "status": "FAIL", "reason": "old", "issue": None,
+         "expires": "2000-01-01", "why": "expired on 2000-01-01"},
+    ]
+    out = capsys.readouterr().out
+    assert "stale baseline entry 'no/such/case' (ERROR): matches no case" in out
+    assert "expired on 2000-01-01" in out
+
+
+def test_expiry_is_compared_with_the_date_given() -> None:
+    known = baseline.parse("- {cases: a, status: FAIL, reason: r, expires: 2025-06-30}")
+    found = [Result(id="t/a", status="FAIL", message="wrong")]
+    on_the_day = baseline.apply(known, found, today=dt.date(2025, 6, 30))
+    assert [r.status for r in on_the_day.results] == ["XFAIL"] and on_the_day.stale == []
+    after = baseline.apply(known, found, today=dt.date(2025, 7, 1))
+    assert [r.status for r in after.results] == ["FAIL"]
+    assert [s["why"] for s in after.stale] == ["expired on 2025-06-30"]
+    assert results.exit_status(on_the_day.results) == 0
+    assert results.exit_status(after.results) == 1
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("- {cases: a, status: FAIL", "not valid YAML"),
+    ("cases: a", "a mapping with the one key 'expected_failures'; found keys cases"),
+    ("expected_failures: 3", "expected a list of entries, not int"),
+    ("- just text", "entry 1: must be a mapping"),
+    ("- {cases: a, status: FAIL}", "entry 1 (cases 'a'): missing required key 'reason'"),
+    ("- {status: FAIL, reason: r}", "entry 1: missing required key 'cases'"),
+    ("- {cases: '', status: FAIL, reason: r}", "'cases' must be a non-empty id pattern"),
+    ("- {cases: a, status: FAIL, reason: r}\n- {cases: b, status: PASS, reason: r}",
+     "entry 2 (cases 'b'): 'status' must be FAIL or ERROR, not 'PASS'"),
+    ("- {cases: a, status: FAIL, reason: ''}", "'reason' must be non-empty text"),
+    ("- {cases: a, status: FAIL, reason: r, expires: 2025-13-01}",
+     "a value cannot be read (month must be in 1..12); dates are YYYY-MM-DD"),
+    ("- {cases: a, status: FAIL, reason: r, expires: '2025-1-01'}",
+     "'expires' must be a date YYYY-MM-DD, not '2025-1-01'"),
+    ("- {cases: a, status: FAIL, reason: r, expires: soon}", "'expires' must be a date"),
+    ("- {cases: a, status: FAIL, reason: r, issue: 5}", "'issue' must be a URL"),
+    ("- {cases: a, status: FAIL, reason: r, owner: me}", "unknown key(s) owner"),
+])
+def test_malformed_baselines_are_usage_errors(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, error: str) -> None:
+    path = write_baseline(tmp_path, text)
+    out = tmp_path / "results.json"
+    code = main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
+                 "--baseline", str(path)])
+    assert code == 2
+    assert not out.exists()  # nothing run, nothing written
+    err = capsys.readouterr().err
+    assert err.startswith(f"dmlconf: error: baseline {path}: ")
+    assert error in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_missing_baseline_and_strict_alone_are_usage_errors(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "results.json"
+    base = ["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out)]
+    assert main([*base, "--baseline", str(tmp_path / "nope.yaml")]) == 2
+    assert "cannot read it" in capsys.readouterr().err
+    assert main([*base, "--strict"]) == 2
+    assert "--strict needs --baseline" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_empty_baseline_changes_nothing(tmp_path: Path) -> None:
+    path = write_baseline(tmp_path, "expected_failures: []\n")
+    code, doc = run(tmp_path, "SwappedOrderBackend", "--baseline", str(path))
+    assert code == 1 and doc["summary"]["FAIL"] == 4
+    assert doc["baseline"] == {"path": str(path), "xpass": [], "stale": []}
+
+
+# -- compare ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Results of the documented cases: the reference-like runs and broken ones."""
+    tmp = tmp_path_factory.mktemp("runs")
+    known = write_baseline(tmp, """\
+        - {cases: "documented/depth_to_space1/*", status: FAIL, reason: orders swapped}
+        """)
+    out = {}
+    for name, backend, args, k in [
+        ("swapped", "SwappedOrderBackend", (), ()),
+        ("swapped_known", "SwappedOrderBackend", ("--baseline", str(known)), ()),
+        ("raising", "RaisingBackend", (), ()),
+        ("late", "LateRejectBackend", (), ()),
+        ("late_fewer", "LateRejectBackend", (), ("depth_to_space1", "strides")),
+    ]:
+        run(tmp, backend, *args, name=f"{name}.json", k=k)
+        out[name] = tmp / f"{name}.json"
+    return out
+
+
+def compare(capsys: pytest.CaptureFixture[str], old: Path, new: Path,
+            *args: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["compare", str(old), str(new), *args])
+    return code, capsys.readouterr().out
+
+
+def test_compare_newly_failing_exits_1(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    old, new = json.loads(runs["late"].read_text()), json.loads(runs["swapped"].read_text())
+    diff = compare_runs.compare(old, new)
+    assert {c.id for c in diff.newly_failing} == SWAPPED
+    assert all((c.old_status, c.new_status) == ("PASS", "FAIL") for c in diff.newly_failing)
+    assert not diff.newly_passing and not diff.changed and not diff.added and not diff.removed
+    assert [name for name, _, _ in diff.run] == ["backend.name", "backend.class"]
+    code, out = compare(capsys, runs["late"], runs["swapped"])
+    assert code == 1
+    assert out.startswith(f"compare {runs['late']} -> {runs['swapped']}: 4 case(s) newly fail\n")
+    assert "newly failing (4):" in out
+    assert f"  {D2S1_CRD}: PASS -> FAIL\n    was: rejected" not in out
+    assert f"  {D2S1_CRD}: PASS -> FAIL\n    now: OutputTensor: 36 of 48" in out
+    assert "run differs: backend.name:" in out and "summary: PASS 18 -> 14, FAIL 0 -> 4" in out
+
+
+def test_compare_newly_passing_and_changed_exit_0(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = compare(capsys, runs["raising"], runs["swapped_known"])
+    assert code == 0
+    assert out.splitlines()[0].endswith(": no case newly fails")
+    diff = compare_runs.compare(json.loads(runs["raising"].read_text()),
+                                json.loads(runs["swapped_known"].read_text()))
+    assert len(diff.newly_passing) == 14
+    # ERROR -> FAIL and ERROR -> XFAIL: still not passing, but changed
+    changed = {c.id: (c.old_status, c.new_status) for c in diff.changed}
+    assert changed == {D2S1_DCR: ("ERROR", "XFAIL"), D2S1_CRD: ("ERROR", "XFAIL"),
+                       S2D1_DCR: ("ERROR", "FAIL"), S2D1_CRD: ("ERROR", "FAIL")}
+    assert "changed (status or message) (4):" in out and "newly passing (14):" in out
+    assert f"  {D2S1_DCR}: ERROR -> XFAIL\n    was: the backend raised RuntimeError" in out
+
+
+def test_compare_message_change_and_xfail_to_fail(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    old = json.loads(runs["swapped_known"].read_text())
+    new = json.loads(runs["swapped"].read_text())
+    for r in new["results"]:
+        if r["id"] == S2D1_DCR:
+            r["message"] = "another message"
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(new), encoding="utf-8")
+    diff = compare_runs.compare(old, new)
+    # XFAIL -> FAIL (the baseline dropped) is newly failing
+    assert {c.id for c in diff.newly_failing} == {D2S1_DCR, D2S1_CRD}
+    assert [(c.id, c.old_status, c.new_status) for c in diff.changed] == [
+        (S2D1_DCR, "FAIL", "FAIL")]
+    code, out = compare(capsys, runs["swapped_known"], path)
+    assert code == 1
+    assert f"  {S2D1_DCR}: FAIL -> FAIL\n    was: OutputTensor:" in out
+    assert "    now: another message" in out
+
+
+def test_compare_added_removed_and_case_set(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = compare(capsys, runs["late"], runs["late_fewer"])
+    assert code == 0
+    assert "run differs: case_set_sha256:" in out
+    assert "run differs: backend" not in out  # same backend, same file: class name normalised
+    assert "removed (9):" in out and f"  {ROW_MAJOR} (PASS)" not in out.split("removed")[1]
+    code, out = compare(capsys, runs["late_fewer"], runs["late"])
+    assert code == 0 and "added (9):" in out and "  documented/depth_to_space/example (PASS)" in out
+
+
+def test_compare_markdown(runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = compare(capsys, runs["late_fewer"], runs["swapped"], "--markdown")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == "## dmlconf compare: 2 case(s) newly fail"
+    assert "| Status | Old | New |" in lines and "| FAIL | 0 | 4 |" in lines
+    assert "### The runs differ" in lines and "### Newly failing (2)" in lines
+    assert any(line.startswith(f"| `{D2S1_CRD}` | PASS | FAIL | OutputTensor: 36 of 48")
+               for line in lines)
+    assert "### Added (9)" in lines and "- `documented/depth_to_space/example` (PASS)" in lines
+    assert out.endswith("\n")
+
+
+def test_compare_same_file_and_bad_input(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out = compare(capsys, runs["swapped"], runs["swapped"])
+    assert code == 0
+    assert out.splitlines()[1:] == ["summary: PASS 14 -> 14, FAIL 4 -> 4, ERROR 0 -> 0, "
+                                    "NOT_SUPPORTED 0 -> 0, XFAIL 0 -> 0, XPASS 0 -> 0"]
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"results": []}', encoding="utf-8")
+    assert main(["compare", str(bad), str(runs["swapped"])]) == 2
+    assert "not a dmlconf results document" in capsys.readouterr().err
+    bad.write_text("{", encoding="utf-8")
+    assert main(["compare", str(runs["swapped"]), str(bad)]) == 2
+    assert "not JSON" in capsys.readouterr().err
+    assert main(["compare", str(tmp_path / "missing.json"), str(runs["swapped"])]) == 2

@@ -1,0 +1,212 @@
+"""conformance.report: JUnit XML and the Markdown summary from a results document, and
+`dmlconf report` / `dmlconf run --junit --markdown` end to end."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conformance import report
+from conformance.cli import main
+from conformance.results import FORMAT, STATUSES
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTED = ROOT / "cases" / "documented"
+SWAPPED = f"{ROOT / 'tests' / 'broken_backends.py'}:SwappedOrderBackend"
+
+NASTY_ID = 'weird/<script>alert("x")</script>/a&b \'q\' ]]> \x01end'
+NASTY_MESSAGE = 'OutputTensor: <script>&amp; "quoted" \'single\' ]]> bell\x07 | pipe\nsecond line'
+
+
+def result(case_id: str, status: str, message: str = "", **extra: object) -> dict:
+    r = {"id": case_id, "status": status, "message": message, "duration_s": 0.001,
+         "operators": ["DEPTH_TO_SPACE1"], "feature_level": "2_1",
+         "feature_level_below": None, "tags": [], "spec": [], "ambiguous": None, "info": [],
+         "mismatches": []}
+    r.update(extra)
+    return r
+
+
+def document(results: list[dict]) -> dict:
+    def counts(rs: list[dict]) -> dict[str, int]:
+        return {s: sum(r["status"] == s for r in rs) for s in STATUSES}
+
+    return {"format": FORMAT, "suite_version": "0.1.0", "case_set_sha256": "ab" * 32,
+            "case_paths": ["cases"], "command": "dmlconf run --backend x|y",
+            "backend": {"name": "x|y", "class": "m.X", "capabilities": {}},
+            "feature_level": "2_1",
+            "platform": {"system": "Linux", "release": "6", "machine": "x86_64",
+                         "python": "3.11", "numpy": "2.0"},
+            "started_at": "2025-01-31T09:12:03+00:00", "finished_at": "2025-01-31T09:12:04+00:00",
+            "duration_s": 0.5, "summary": counts(results),
+            "ambiguous": counts([r for r in results if r["ambiguous"]]),
+            "verdict": {"2_0": {"conformant": None, "mandatory": 0, **counts([])},
+                        "2_1": {"conformant": False, "mandatory": 4, "PASS": 1, "FAIL": 2,
+                                "ERROR": 1, "NOT_SUPPORTED": 0}},
+            "results": results}
+
+
+@pytest.fixture
+def doc() -> dict:
+    return document([
+        result("documented/depth_to_space1/ok", "PASS", info=["OutputTensor: wrote padding"]),
+        result("documented/depth_to_space1/bad", "FAIL", "OutputTensor: 1 of 4 elements differ",
+               mismatches=[{"tensor": "OutputTensor", "index": [0, 1], "expected": "9",
+                            "got": "18"}]),
+        result(NASTY_ID, "FAIL", NASTY_MESSAGE),
+        result("documented/resample1/boom", "ERROR", "the backend raised RuntimeError: x"),
+        result("documented/resample1/strided", "NOT_SUPPORTED",
+               "the backend declares no support for strided tensors"),
+        result("documented/resample1/unclear", "FAIL", "differs", ambiguous="two readings"),
+    ])
+
+
+def parse(text: str) -> ET.Element:
+    return ET.fromstring(text.encode("utf-8"))
+
+
+def suite_counts(root: ET.Element) -> dict[str, int]:
+    suite = root.find("testsuite")
+    assert suite is not None
+    return {k: int(suite.get(k)) for k in ("tests", "failures", "errors", "skipped")}
+
+
+def test_junit_counts_equal_the_summary(doc: dict) -> None:
+    root = parse(report.render_junit(doc))
+    s, amb = doc["summary"], doc["ambiguous"]
+    assert suite_counts(root) == {
+        "tests": len(doc["results"]), "failures": s["FAIL"] - amb["FAIL"],
+        "errors": s["ERROR"] - amb["ERROR"],
+        "skipped": s["NOT_SUPPORTED"] + amb["FAIL"] + amb["ERROR"]}
+    cases = root.findall("testsuite/testcase")
+    assert len(cases) == len(doc["results"])
+    assert len(root.findall("testsuite/testcase/failure")) == suite_counts(root)["failures"]
+    assert len(root.findall("testsuite/testcase/error")) == 1
+    props = {p.get("name"): p.get("value")
+             for p in root.findall("testsuite/properties/property")}
+    assert props["suite_version"] == "0.1.0"
+    assert props["case_set_sha256"] == "ab" * 32
+    assert props["backend"] == "x|y"
+    assert props["feature_level"] == "2_1"
+    assert props["verdict.2_1"] == "NOT conformant"
+
+
+def test_junit_case_mapping(doc: dict) -> None:
+    root = parse(report.render_junit(doc))
+    by_name = {c.get("name"): c for c in root.findall("testsuite/testcase")}
+    bad = by_name["bad"]
+    assert bad.get("classname") == "documented.depth_to_space1"
+    assert float(bad.get("time")) == pytest.approx(0.001)
+    failure = bad.find("failure")
+    assert failure.get("message") == "OutputTensor: 1 of 4 elements differ"
+    assert "OutputTensor [0, 1]: expected 9, got 18" in failure.text
+    skipped = by_name["strided"].find("skipped")
+    assert skipped.get("message") == "the backend declares no support for strided tensors"
+    assert by_name["boom"].find("error").get("message") == "the backend raised RuntimeError: x"
+    unclear = by_name["unclear"]
+    assert unclear.find("failure") is None
+    assert unclear.find("skipped").get("message").startswith(
+        "ambiguous region of the spec: two readings")
+    props = {p.get("name"): p.get("value") for p in unclear.findall("properties/property")}
+    assert props["ambiguous"] == "two readings"
+    assert by_name["ok"].find("failure") is None and by_name["ok"].find("skipped") is None
+    assert "wrote padding" in by_name["ok"].find("system-out").text
+
+
+def test_junit_escapes_markup_quotes_and_control_characters(doc: dict) -> None:
+    text = report.render_junit(doc)
+    root = parse(text)  # well-formed
+    assert "\x01" not in text and "\x07" not in text
+    [nasty] = [c for c in root.findall("testsuite/testcase") if "script" in c.get("classname")]
+    classname, _, name = NASTY_ID.replace("\x01", "").rpartition("/")
+    assert nasty.get("classname") == classname.replace("/", ".")
+    assert nasty.get("name") == name
+    failure = nasty.find("failure")
+    assert failure.get("message") == NASTY_MESSAGE.replace("\x07", "")  # newline kept
+    assert failure.text.startswith(NASTY_MESSAGE.replace("\x07", ""))
+
+
+def test_junit_baseline_statuses() -> None:
+    doc = document([result("a/known", "XFAIL", "expected FAIL (issue 1): differs"),
+                    result("a/fixed", "XPASS", "passed, but the baseline expects FAIL")])
+    root = parse(report.render_junit(doc))
+    assert suite_counts(root) == {"tests": 2, "failures": 0, "errors": 0, "skipped": 1}
+    known, fixed = root.findall("testsuite/testcase")
+    assert known.find("skipped").get("message").startswith("expected failure (baseline)")
+    assert fixed.find("skipped") is None and "baseline expects" in fixed.find("system-out").text
+
+
+def test_markdown_summary(doc: dict) -> None:
+    md = report.render_markdown(doc)
+    assert "| 2_1 | NOT conformant | 4 | 1 | 2 | 1 | 0 |" in md
+    assert "| 2_0 | no verdict (no mandatory case selected) |" in md
+    assert "PASS 1, FAIL 3, ERROR 1, NOT_SUPPORTED 1" in md
+    assert "ambiguous regions of the spec" in md and "FAIL 1" in md
+    assert "ab" * 32 in md and "x\\|y" in md
+    row = next(line for line in md.splitlines() if "&lt;script&gt;" in line)
+    assert "\\| pipe" in row and "second line" not in row
+    assert len(re.findall(r"(?<!\\)\|", row)) == 4  # three cells: the escaped pipe is text
+    assert "\x01" not in row and "\x07" not in row
+    assert "documented/resample1/unclear | FAIL (ambiguous)" in md
+    assert "more FAIL/ERROR" not in md
+
+
+def test_markdown_limits_the_table(doc: dict) -> None:
+    md = report.render_markdown(doc, max_failures=1)
+    assert "documented/depth_to_space1/bad | FAIL" in md
+    assert "documented/resample1/boom" not in md
+    assert "… and 3 more FAIL/ERROR case(s) (4 in all)" in md
+
+
+def run_documented(tmp_path: Path, *extra: str) -> tuple[int, dict]:
+    out = tmp_path / "results.json"
+    code = main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out), *extra])
+    return code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_run_writes_junit_and_markdown(tmp_path: Path) -> None:
+    junit, md = tmp_path / "r" / "junit.xml", tmp_path / "r" / "summary.md"
+    code, doc = run_documented(tmp_path, "--backend", SWAPPED, "--junit", str(junit),
+                               "--markdown", str(md))
+    assert code == 1
+    root = ET.parse(junit).getroot()
+    counts = suite_counts(root)
+    assert counts["tests"] == len(doc["results"])
+    assert counts["failures"] == doc["summary"]["FAIL"] - doc["ambiguous"]["FAIL"] > 0
+    assert counts["errors"] == doc["summary"]["ERROR"] - doc["ambiguous"]["ERROR"]
+    text = md.read_text(encoding="utf-8")
+    assert "NOT conformant" in text
+    assert "documented/depth_to_space1/example-2-column-row-depth | FAIL" in text
+
+
+def test_report_command(tmp_path: Path) -> None:
+    code, doc = run_documented(tmp_path, "--level", "2_0")
+    assert code == 0
+    junit, md = tmp_path / "j.xml", tmp_path / "s.md"
+    assert main(["report", str(tmp_path / "results.json"), "--junit", str(junit),
+                 "--markdown", str(md)]) == 0
+    root = ET.parse(junit).getroot()
+    assert suite_counts(root)["skipped"] == doc["summary"]["NOT_SUPPORTED"] > 0
+    skipped = root.findall("testsuite/testcase/skipped")
+    assert all(s.get("message").startswith("needs feature level") for s in skipped)
+    assert "| 2_0 | conformant |" in md.read_text(encoding="utf-8")
+
+
+def test_report_command_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(document([result("a/b", "PASS")])), encoding="utf-8")
+    assert main(["report", str(good)]) == 2
+    assert "give at least one output" in capsys.readouterr().err
+    for name, content in (("missing.json", None), ("broken.json", "{"),
+                          ("list.json", "[]"), ("other.json", '{"format": "x"}')):
+        path = tmp_path / name
+        if content is not None:
+            path.write_text(content, encoding="utf-8")
+        assert main(["report", str(path), "--junit", str(tmp_path / "j.xml")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"dmlconf: error: {path}") and err.count("\n") == 1
+    assert not (tmp_path / "j.xml").exists()
