@@ -160,10 +160,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _write_reports(doc: dict, args: argparse.Namespace) -> list[Path]:
-    """The reports asked for with --junit / --markdown (an --html would join them here)."""
+    """The reports asked for with --junit / --markdown / --html."""
     from conformance import report
 
-    written = report.write_reports(doc, {"junit": args.junit, "markdown": args.markdown})
+    written = report.write_reports(doc, {"junit": args.junit, "markdown": args.markdown,
+                                         "html": args.html})
     for path in written:
         print(f"report: {path}", file=sys.stderr)
     return written
@@ -172,9 +173,9 @@ def _write_reports(doc: dict, args: argparse.Namespace) -> list[Path]:
 def cmd_report(args: argparse.Namespace) -> int:
     from conformance import report
 
-    if not (args.junit or args.markdown):
-        print("dmlconf report: error: give at least one output: --junit PATH and/or "
-              "--markdown PATH", file=sys.stderr)
+    if not (args.junit or args.markdown or args.html):
+        print("dmlconf report: error: give at least one output: --junit PATH, "
+              "--markdown PATH and/or --html PATH", file=sys.stderr)
         return 2
     _write_reports(report.load(args.results), args)
     return 0
@@ -184,7 +185,8 @@ def _report_options(q: argparse.ArgumentParser) -> None:
     q.add_argument("--junit", metavar="PATH", help="write a JUnit XML report to PATH")
     q.add_argument("--markdown", metavar="PATH",
                    help="write a Markdown summary to PATH (e.g. $GITHUB_STEP_SUMMARY)")
-    # an HTML report (--html PATH) is to be added here once conformance.report renders one
+    q.add_argument("--html", metavar="PATH",
+                   help="write a self-contained HTML report to PATH")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -291,8 +293,8 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument("--markdown", action="store_true", help="Markdown instead of text")
     cmp.set_defaults(func=cmd_compare)
 
-    rep = sub.add_parser("report", help="render a results file as JUnit XML and/or a Markdown "
-                                        "summary")
+    rep = sub.add_parser("report", help="render a results file as JUnit XML, a Markdown "
+                                        "summary and/or an HTML report")
     rep.add_argument("results", metavar="RESULTS.json", help="a results file of dmlconf run")
     _report_options(rep)
     rep.set_defaults(func=cmd_report)

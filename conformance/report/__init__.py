@@ -1,6 +1,7 @@
 """Reports rendered from a results document (the dict `conformance.results.document` makes,
 or `load` reads back from its JSON): JUnit XML for CI test views and a Markdown summary for a
-GitHub Actions job summary. The templates ship inside the package, in templates/.
+GitHub Actions job summary, and a self-contained HTML report. The templates ship inside the
+package, in templates/.
 
 JUnit mapping (docs/results-format.md, "Reports"): one <testcase> per result; FAIL is a
 <failure>, ERROR an <error>, NOT_SUPPORTED a <skipped> with its reason. An ambiguous case
@@ -8,8 +9,7 @@ never fails the suite: its FAIL or ERROR is rendered as <skipped message="ambigu
 the spec: ..."> with the full message in <system-out>, and every ambiguous case carries an
 `ambiguous` <property>.
 
-An HTML report would be one more entry in RENDERERS (a template in templates/ and a
-`render_html`), and one more option beside --junit and --markdown in the CLI.
+The HTML report (`render_html`, templates/report.html.j2) is one file with inline CSS and JS.
 """
 
 from __future__ import annotations
@@ -174,10 +174,106 @@ def render_markdown(doc: dict[str, Any], max_failures: int = DEFAULT_MAX_FAILURE
         platform=doc.get("platform") or {})
 
 
-#: Output kind -> renderer. An HTML report is to be added here (not built yet).
+_DATA_TYPE = re.compile(r"^(float16|float32|float64|u?int8|u?int16|u?int32|u?int64)(?:-|$)")
+NO_DATA_TYPE = "-"
+
+
+def case_data_type(r: dict[str, Any]) -> str:
+    """The data type a case runs with, from its id: the last id part that is a data type name
+    in lowercase (`.../float16`, `.../float32-a`, `.../float32/batch/...`), upper-cased
+    (`FLOAT16`); "-" when the id names none (documented cases, invalid descs)."""
+    for part in reversed(str(r.get("id", "")).split("/")):
+        m = _DATA_TYPE.match(part)
+        if m:
+            return m.group(1).upper()
+    return NO_DATA_TYPE
+
+
+def case_family(r: dict[str, Any]) -> str:
+    """"documented" for a documented case, else the generated case's first tag (its family)."""
+    tags = r.get("tags") or []
+    if str(r.get("id", "")).startswith("documented/") or (tags and tags[0] == "documented"):
+        return "documented"
+    return str(tags[0]) if tags else NO_DATA_TYPE
+
+
+def repro_command(doc: dict[str, Any], case_id: str) -> str:
+    """The one command that reruns a case alone, with the run's case paths and backend."""
+    import shlex
+
+    words = ["dmlconf", "run"]
+    for path in doc.get("case_paths") or ["cases"]:
+        words += ["--cases", str(path)]
+    words += ["-k", case_id, "--backend", str((doc.get("backend") or {}).get("name", "numpy"))]
+    return shlex.join(words)
+
+
+def _matrix(results: list[dict[str, Any]], column: Callable[[dict[str, Any]], str],
+            ) -> dict[str, Any]:
+    """Operator x column: per cell the count of each status, and the worst status in it."""
+    cells: dict[tuple[str, str], dict[str, int]] = {}
+    rows: set[str] = set()
+    cols: set[str] = set()
+    for r in results:
+        col = column(r)
+        cols.add(col)
+        for op in r.get("operators") or [NO_DATA_TYPE]:
+            rows.add(op)
+            cell = cells.setdefault((op, col), dict.fromkeys(STATUSES, 0))
+            cell[r["status"]] += 1
+    order = ("ERROR", "FAIL", "XPASS", "XFAIL", "NOT_SUPPORTED", "PASS")
+    worst = {key: next(s for s in order if c[s]) for key, c in cells.items()}
+    return {"rows": sorted(rows), "cols": sorted(cols, key=lambda c: (c == NO_DATA_TYPE, c)),
+            "cells": cells, "worst": worst}
+
+
+def _section(r: dict[str, Any]) -> str:
+    if r.get("ambiguous"):
+        return "ambiguous"
+    if r["status"] in ("XFAIL", "XPASS"):
+        return "baseline"
+    return "failures"
+
+
+def render_html(doc: dict[str, Any]) -> str:
+    """One self-contained HTML page (inline CSS and JS, no external asset): verdict and
+    provenance, operator x data type and operator x family matrices, and one expandable row
+    per non-PASS case (PASS cases are only counted), with filters. Everything from the
+    document is escaped by Jinja's autoescape; the script only reads data attributes and
+    writes with textContent."""
+    results = doc["results"]
+    rows = []
+    for r in results:
+        if r["status"] == "PASS":
+            continue
+        rows.append({"r": r, "dtype": case_data_type(r), "family": case_family(r),
+                     "section": _section(r), "repro": repro_command(doc, r["id"]),
+                     "mismatches": [m for m in r.get("mismatches") or []
+                                    if isinstance(m, dict)]})
+    sections = {name: [x for x in rows if x["section"] == name]
+                for name in ("failures", "baseline", "ambiguous")}
+    ambiguous_pass = sum(1 for r in results if r.get("ambiguous") and r["status"] == "PASS")
+    info = [r for r in results if r.get("info")]
+    backend = doc.get("backend") or {}
+    env = _env(True)
+    env.filters["fmt_index"] = lambda v: ", ".join(str(i) for i in v) \
+        if isinstance(v, list) else str(v)
+    return env.get_template("report.html.j2").render(
+        doc=doc, statuses=STATUSES, verdicts=doc["verdict"], word=_verdict_word,
+        backend=backend, capabilities=backend.get("capabilities") or {},
+        platform=doc.get("platform") or {}, sections=sections, ambiguous_pass=ambiguous_pass,
+        info=info, total=len(results),
+        by_dtype=_matrix(results, case_data_type), by_family=_matrix(results, case_family),
+        operators=sorted({op for x in rows for op in x["r"].get("operators") or []}),
+        dtypes=sorted({x["dtype"] for x in rows}),
+        present=[s for s in STATUSES if s != "PASS" and doc["summary"].get(s)])
+
+
+#: Output kind -> renderer.
 RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "junit": render_junit,
     "markdown": render_markdown,
+    "html": render_html,
 }
 
 

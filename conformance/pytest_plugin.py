@@ -1,0 +1,174 @@
+"""A pytest plugin: the conformance cases as pytest items (`pytest --dml-backend NAME`).
+
+Registered through the `pytest11` entry point, so installing the package makes the options
+available; the plugin does nothing unless `--dml-backend` is given. Then every selected case
+becomes one item (its node id is the case id) under a single collector, "dmlconf", which is
+added to whatever else pytest collects, so it works in a folder with no test files at all.
+Running an item runs the case through `conformance.runner.run_case` on a backend built once per
+process (once per pytest-xdist worker):
+
+- PASS (and XPASS against a baseline) passes;
+- FAIL and ERROR fail with the result's message (no traceback);
+- NOT_SUPPORTED is skipped with its reason;
+- a failure a baseline expects (XFAIL) is an xfail with the baseline's reason;
+- a FAIL or ERROR of a case in an ambiguous region of the spec is an xfail, never a failure.
+
+Collection is deterministic (the case files in sorted order, as `dmlconf run` reads them) and
+holds no state shared across processes, so every xdist worker collects the same items.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.casefile import Case, CaseFileError, load_cases, select
+
+COLLECTOR_NAME = "dmlconf"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("dmlconf", "DirectML conformance cases (dml-conformance)")
+    group.addoption("--dml-backend", metavar="NAME", default=None,
+                    help="run the conformance cases on this backend: a registered name, "
+                         "package.module:Class or path/to/file.py:Class (activates the plugin)")
+    group.addoption("--dml-cases", action="append", default=[], metavar="PATH",
+                    help="case file or folder (repeatable; default: the cases/ folder that "
+                         "`dmlconf run` uses)")
+    group.addoption("--dml-k", action="append", default=[], metavar="PATTERN",
+                    help="select case ids: a substring, or a glob with * ? [ (repeatable)")
+    group.addoption("--dml-level", metavar="LEVEL", default=None,
+                    help="the feature level claimed, e.g. 5_1 (default: the backend's highest)")
+    group.addoption("--dml-baseline", metavar="PATH", default=None,
+                    help="YAML file of known failures: matching FAIL/ERROR become xfail "
+                         "(docs/baselines.md)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("dml_backend"):
+        config.pluginmanager.register(DmlConformance(config), "dmlconf-session")
+
+
+class CaseFailedError(Exception):
+    """A case ended FAIL or ERROR; shown as its message, without a traceback."""
+
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(f"{status}: {message}")
+        self.status, self.message = status, message
+
+
+class DmlConformance:
+    """The active plugin: options read, cases loaded, the backend built at session start."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        from conformance import baseline as baselines
+        from conformance.levels import FeatureLevel
+
+        self.config = config
+        self.backend_name: str = config.getoption("dml_backend")
+        level = config.getoption("dml_level")
+        try:
+            self.level = FeatureLevel.parse(level) if level else None
+        except ValueError as exc:
+            raise pytest.UsageError(f"--dml-level: {exc}") from None
+        path = config.getoption("dml_baseline")
+        try:
+            self.baseline = baselines.load(path) if path else None
+        except baselines.BaselineError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        self.baseline_path = path
+        base = config.invocation_params.dir
+        given = config.getoption("dml_cases")
+        try:
+            if given:
+                self.paths = [base / p for p in given]
+            else:
+                from conformance.cli import default_case_paths
+
+                self.paths = default_case_paths()
+            patterns = config.getoption("dml_k")
+            self.cases = select(load_cases(self.paths), patterns)
+        except CaseFileError as exc:
+            raise pytest.UsageError(f"dmlconf: {exc}") from None
+        if not self.cases:
+            raise pytest.UsageError(
+                "dmlconf: no case selected in " + ", ".join(str(p) for p in self.paths)
+                + (f" by --dml-k {' '.join(patterns)}" if patterns else ""))
+        self.backend: Any = None
+
+    def pytest_report_header(self) -> str:
+        return (f"dmlconf: backend {self.backend_name}, {len(self.cases)} cases from "
+                + ", ".join(str(p) for p in self.paths))
+
+    def pytest_sessionstart(self) -> None:
+        from backends import BackendLoadError, load_backend
+
+        try:
+            self.backend = load_backend(self.backend_name, self.level)
+        except BackendLoadError as exc:
+            raise pytest.UsageError(f"--dml-backend {self.backend_name}: {exc}") from None
+
+    @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect the items
+    def pytest_collection_modifyitems(self, session: pytest.Session,
+                                      items: list[pytest.Item]) -> None:
+        collector = CaseCollector.from_parent(session, name=COLLECTOR_NAME,
+                                              nodeid=COLLECTOR_NAME)
+        items.extend(collector.collect())
+
+
+class CaseCollector(pytest.Collector):
+    """The one collector of the conformance cases."""
+
+    def collect(self) -> Iterator[CaseItem]:  # type: ignore[override]
+        plugin: DmlConformance = self.config.pluginmanager.get_plugin("dmlconf-session")
+        for case in plugin.cases:
+            yield CaseItem.from_parent(self, name=case.id, nodeid=case.id, case=case,
+                                       plugin=plugin)
+
+
+class CaseItem(pytest.Item):
+    """One conformance case."""
+
+    def __init__(self, *, case: Case, plugin: DmlConformance, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case, self.plugin = case, plugin
+        self.extra_keyword_matches.update(case.operators)
+        self.extra_keyword_matches.update(case.tags)
+
+    def runtest(self) -> None:
+        from conformance import baseline as baselines
+        from conformance.runner import run_case
+
+        result = run_case(self.case, self.plugin.backend)
+        if self.plugin.baseline is not None:
+            result = baselines.apply(self.plugin.baseline, [result]).results[0]
+        self.user_properties.append(("dmlconf_status", result.status))
+        if result.status == "NOT_SUPPORTED":
+            pytest.skip(result.message)
+        if result.status == "XFAIL":
+            pytest.xfail(result.message)
+        if result.status in ("FAIL", "ERROR"):
+            if self.case.ambiguous:
+                first = result.message.splitlines()[0] if result.message else ""
+                pytest.xfail(f"ambiguous region of the spec: {self.case.ambiguous} "
+                             f"({result.status}: {first})")
+            raise CaseFailedError(result.status, result.message)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> str:
+        if isinstance(excinfo.value, CaseFailedError):
+            command = ["dmlconf", "run", "--cases", self.case.file, "-k", self.case.id,
+                       "--backend", self.plugin.backend_name]
+            if self.plugin.level is not None:
+                command += ["--level", str(self.plugin.level)]
+            return (f"{excinfo.value.status} {self.case.id}\n{excinfo.value.message}\n"
+                    f"case: {self.case.file}:{self.case.line}\n"
+                    f"reproduce: {shlex.join(command)}")
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path | str, int | None, str]:
+        return self.case.file or self.path, max(self.case.line - 1, 0), self.case.id

@@ -1,0 +1,105 @@
+"""The pytest plugin (conformance/pytest_plugin.py): cases as items, statuses as outcomes."""
+
+from __future__ import annotations
+
+import importlib.util
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTED = str(ROOT / "cases" / "documented")
+SWAPPED = f"{ROOT / 'tests' / 'broken_backends.py'}:SwappedOrderBackend"
+ORDER_CASES = [f"documented/{op}/example-{n}" for op in ("depth_to_space1", "space_to_depth1")
+               for n in ("1-depth-column-row", "2-column-row-depth")]
+# The plugin loads through its pytest11 entry point once the package is installed; name it
+# with -p only where it is not (a -p of an already loaded plugin is an error).
+PLUGIN = ([] if any(ep.name == "dmlconf" for ep in entry_points(group="pytest11"))
+          else ["-p", "conformance.pytest_plugin"])
+HAS_XDIST = importlib.util.find_spec("xdist") is not None
+
+
+def run(pytester: pytest.Pytester, *args: str, cases: str = DOCUMENTED) -> pytest.RunResult:
+    # --rootdir: a path given as an option's value (--dml-cases PATH) would otherwise move
+    # pytest's rootdir to a common ancestor, and the ids would be shown relative to it
+    return pytester.runpytest(*PLUGIN, "-p", "no:cacheprovider", "--rootdir", str(pytester.path),
+                              "--dml-cases", cases, *args)
+
+
+def test_inactive_without_backend(pytester: pytest.Pytester) -> None:
+    result = run(pytester)
+    result.assert_outcomes()
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_items_are_the_case_ids(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--dml-backend", "numpy", "--collect-only", "-q",
+                 "--dml-k", "depth_to_space1")
+    ids = [line for line in result.outlines if line.startswith("documented/")]
+    assert ids == [
+        "documented/depth_to_space1/example-1-depth-column-row",
+        "documented/depth_to_space1/example-2-column-row-depth",
+    ]
+
+
+def test_numpy_passes_every_documented_case(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--dml-backend", "numpy")
+    result.assert_outcomes(passed=18)
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_broken_backend_fails_the_order_examples(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--dml-backend", SWAPPED, "-rf")
+    result.assert_outcomes(passed=14, failed=4)
+    for case_id in ORDER_CASES:
+        result.stdout.fnmatch_lines([f"FAILED {case_id}*"])
+    # the result's message and the command that reproduces it, no traceback
+    result.stdout.fnmatch_lines(["FAIL documented/depth_to_space1/example-1-depth-column-row",
+                                 "OutputTensor: 36 of 48 elements differ*",
+                                 "reproduce: dmlconf run --cases *"])
+    result.stdout.no_fnmatch_line("*Traceback*")
+    result.stdout.no_fnmatch_line("*runtest*")
+
+
+def test_not_supported_is_skipped_with_reason(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--dml-backend", "numpy", "--dml-level", "2_0", "-rs")
+    result.assert_outcomes(passed=2, skipped=16)
+    result.stdout.fnmatch_lines(["SKIPPED [[]16[]] *needs feature level 2_1*"])
+
+
+def test_baseline_failures_are_xfail(pytester: pytest.Pytester) -> None:
+    baseline = pytester.path / "baseline.yaml"
+    baseline.write_text("- cases: documented/depth_to_space1/*\n  status: FAIL\n"
+                        "  reason: orders swapped\n")
+    result = run(pytester, "--dml-backend", SWAPPED, "--dml-baseline", str(baseline), "-rx")
+    result.assert_outcomes(passed=14, failed=2, xfailed=2)
+    result.stdout.fnmatch_lines(["XFAIL documented/depth_to_space1/* - *orders swapped*"])
+
+
+def test_ambiguous_failures_are_xfail(pytester: pytest.Pytester) -> None:
+    text = (ROOT / "cases" / "documented" / "depth_to_space1.yaml").read_text()
+    marker = "  - id: documented/depth_to_space1/example-1-depth-column-row\n"
+    assert marker in text
+    case_file = pytester.path / "d2s1.yaml"
+    case_file.write_text(text.replace(marker, marker + "    ambiguous: a test reading\n"))
+    result = run(pytester, "--dml-backend", SWAPPED, "-rx", cases=str(case_file))
+    result.assert_outcomes(failed=1, xfailed=1)
+    result.stdout.fnmatch_lines(["*ambiguous region of the spec: a test reading*"])
+
+
+def test_usage_errors(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--dml-backend", "no-such-backend")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--dml-backend no-such-backend*"])
+    result = run(pytester, "--dml-backend", "numpy", "--dml-k", "no-such-case")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no case selected*"])
+
+
+@pytest.mark.skipif(not HAS_XDIST, reason="pytest-xdist is not installed")
+def test_xdist_workers_collect_the_same_items(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--dml-backend", SWAPPED, "-n", "2")
+    result.assert_outcomes(passed=14, failed=4)

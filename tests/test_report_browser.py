@@ -1,0 +1,122 @@
+"""The HTML report in a real browser: the system Chromium driven by Playwright, headless, no
+network. Skipped (with the reason) when /usr/bin/chromium or the playwright package is
+missing; Playwright's own browser download is never used."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_report_html import MARKUP_ID, MARKUP_MESSAGE, mixed_document, synthetic_document
+
+from conformance import report
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+if not CHROMIUM.exists():
+    pytest.skip(f"{CHROMIUM} is missing (apt-get install -y chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="playwright is missing (pip install playwright)")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+class Page:
+    """A page of the report with its console errors and dialogs recorded."""
+
+    def __init__(self, browser: Any, path: Path) -> None:
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page = browser.new_page()
+        self.page.on("console",
+                     lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+        def dialog(d: Any) -> None:
+            self.dialogs.append(d.message)
+            d.dismiss()
+
+        self.page.on("dialog", dialog)
+        start = time.perf_counter()
+        self.page.goto(path.as_uri(), wait_until="load")
+        self.load_s = time.perf_counter() - start
+
+    def visible_rows(self) -> list[str]:
+        return self.page.evaluate(
+            "() => Array.from(document.querySelectorAll('details.case'))"
+            ".filter(r => r.offsetParent !== null).map(r => r.dataset.id)")
+
+
+def open_report(browser: Any, tmp_path: Path, doc: dict) -> Page:
+    path = tmp_path / "report.html"
+    report.write(report.render_html(doc), path)
+    return Page(browser, path)
+
+
+def test_verdict_counts_filters_and_details(browser: Any, tmp_path: Path) -> None:
+    doc = mixed_document()
+    p = open_report(browser, tmp_path, doc)
+    page = p.page
+    for level, v in doc["verdict"].items():
+        shown = page.locator(f'#verdict tr[data-level="{level}"] td[data-verdict]').inner_text()
+        assert shown == report._verdict_word(v)
+    for status, n in doc["summary"].items():
+        assert page.locator(f'#counts td[data-status="{status}"]').inner_text() == str(n)
+
+    non_pass = [r["id"] for r in doc["results"] if r["status"] != "PASS"]
+    assert sorted(p.visible_rows()) == sorted(non_pass)
+    page.select_option("#f-status", "ERROR")
+    assert p.visible_rows() == [r["id"] for r in doc["results"] if r["status"] == "ERROR"]
+    page.select_option("#f-status", "")
+    assert sorted(p.visible_rows()) == sorted(non_pass)
+    page.select_option("#f-dtype", "FLOAT16")
+    assert p.visible_rows() == ["generated/layouts/depth_to_space1/bad/float16"]
+    page.select_option("#f-dtype", "")
+    page.fill("#f-text", "alert(1)")
+    assert p.visible_rows() == [MARKUP_ID]
+    page.fill("#f-text", "")
+
+    row = page.locator("details.case", has_text="generated/layouts/depth_to_space1/bad/float16")
+    table = row.locator("table.mismatches")
+    assert not table.is_visible()
+    row.locator("summary").click()
+    assert table.is_visible()
+    assert table.locator("tr").nth(1).inner_text().split("\t") == ["OutputTensor", "[0, 1]",
+                                                                   "9", "18"]
+    assert row.locator("a").get_attribute("href") == "https://learn.microsoft.com/x"
+
+    markup = page.evaluate(
+        "id => { const r = Array.from(document.querySelectorAll('details.case'))"
+        ".find(r => r.dataset.id === id); r.open = true;"
+        " return [r.querySelector('.case-id').textContent, r.querySelector('.msg').textContent,"
+        " r.querySelectorAll('script, b').length]; }", MARKUP_ID)
+    assert markup == [MARKUP_ID, MARKUP_MESSAGE, 0]
+    assert p.dialogs == []
+    assert p.errors == []
+    page.close()
+
+
+def test_large_report_loads_quickly(browser: Any, tmp_path: Path) -> None:
+    doc = synthetic_document()
+    p = open_report(browser, tmp_path, doc)
+    assert len(p.visible_rows()) == 500
+    start = time.perf_counter()
+    p.page.fill("#f-text", "case-12/")
+    filtered = len(p.visible_rows())
+    filter_s = time.perf_counter() - start
+    assert filtered == 1
+    assert p.errors == []
+    print(f"6,000-case report: loaded in {p.load_s:.3f} s, text filter {filter_s:.3f} s")
+    assert p.load_s < 10
+    p.page.close()

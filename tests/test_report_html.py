@@ -1,0 +1,236 @@
+"""conformance.report.render_html: the self-contained HTML report, without a browser (the
+browser test is tests/test_report_browser.py), and `dmlconf report --html` / `dmlconf run
+--html` end to end."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from markupsafe import escape
+from test_report import document, result
+
+from conformance import report
+from conformance.cli import main
+from conformance.results import STATUSES
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTED = ROOT / "cases" / "documented"
+SWAPPED = f"{ROOT / 'tests' / 'broken_backends.py'}:SwappedOrderBackend"
+
+MARKUP = "<script>alert(1)</script>"
+MARKUP_ID = f"generated/weird/{MARKUP}/</script>/float32"
+MARKUP_MESSAGE = f"OutputTensor: {MARKUP} and </script><b>bold</b> & \"quotes\""
+
+OPERATORS = ["DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1",
+             "RESAMPLE", "RESAMPLE1"]
+TYPES = ["float32", "float16", "uint8", "uint32", "int8", "int32"]
+FAMILIES = ["layouts", "offsets", "roundtrip", "tables", "bitlevel"]
+
+
+def synthetic_document(cases: int = 6000, failures: int = 500) -> dict:
+    """A results document of `cases` cases, `failures` of them FAILs with 5 mismatches each
+    (the rest PASS), over 6 operators x 6 data types x 5 families."""
+    results = []
+    every = max(1, cases // failures) if failures else cases + 1
+    failed = 0
+    for i in range(cases):
+        op, dtype = OPERATORS[i % len(OPERATORS)], TYPES[(i // 6) % len(TYPES)]
+        family = FAMILIES[(i // 36) % len(FAMILIES)]
+        case_id = f"generated/{family}/{op.lower()}/case-{i}/{dtype}"
+        spec = [{"page": f"DML_{op}_OPERATOR_DESC", "section": "Remarks",
+                 "url": f"https://learn.microsoft.com/windows/win32/api/directml/"
+                        f"ns-directml-dml_{op.lower()}_operator_desc"}]
+        if i % every == 0 and failed < failures:
+            failed += 1
+            mismatches = [{"tensor": "OutputTensor", "index": [0, 0, j, 1],
+                           "expected": str(9 + j), "got": str(18 + j)} for j in range(5)]
+            message = ("OutputTensor: 36 of 48 elements differ (bit-exact, the case's "
+                       "values): " + "; ".join(f"[0, 0, {j}, 1] expected {9 + j}, got {18 + j}"
+                                               for j in range(5)) + "; and 31 more")
+            results.append(result(case_id, "FAIL", message, operators=[op],
+                                  tags=[family, op.lower()], spec=spec,
+                                  mismatches=mismatches))
+        else:
+            results.append(result(case_id, "PASS", operators=[op], tags=[family, op.lower()],
+                                  spec=spec))
+    return document(results)
+
+
+def mixed_document() -> dict:
+    """Every kind of row: a markup id and message, ambiguous, XFAIL, XPASS, info notes."""
+    return document([
+        result("documented/depth_to_space1/ok", "PASS",
+               info=["OutputTensor: wrote 2 padding byte(s) inside TotalTensorSizeInBytes "
+                     "(legal: spec-notes §2)"]),
+        result("generated/layouts/depth_to_space1/bad/float16", "FAIL", "1 of 4 differ",
+               tags=["layouts", "depth_to_space1"],
+               spec=[{"page": "DML_DEPTH_TO_SPACE1_OPERATOR_DESC", "section": "Remarks",
+                      "url": "https://learn.microsoft.com/x"}],
+               mismatches=[{"tensor": "OutputTensor", "index": [0, 1], "expected": "9",
+                            "got": "18"}]),
+        result(MARKUP_ID, "FAIL", MARKUP_MESSAGE, tags=["weird"]),
+        result("documented/resample1/boom", "ERROR", "the backend raised RuntimeError: x",
+               operators=["RESAMPLE1"]),
+        result("documented/resample1/unclear", "FAIL", "differs", ambiguous="two readings",
+               operators=["RESAMPLE1"]),
+        result("generated/offsets/x/float32/a", "XFAIL", "known", operators=["RESAMPLE1"],
+               tags=["offsets", "resample1"]),
+        result("generated/offsets/y/float32/b", "XPASS", "passes now", operators=["RESAMPLE1"],
+               tags=["offsets", "resample1"]),
+        result("generated/tables/z", "NOT_SUPPORTED", "the backend does not implement X",
+               tags=["tables"]),
+    ])
+
+
+class _Collect(HTMLParser):
+    """Tags and their attributes, the text, and every script's content."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.scripts: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if tag == "script":
+            self._in_script = True
+            self.scripts.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script:
+            self.scripts[-1] += data
+
+
+def parse(text: str) -> _Collect:
+    p = _Collect()
+    p.feed(text)
+    p.close()
+    return p
+
+
+def run_doc(tmp_path: Path, backend: str) -> dict:
+    out = tmp_path / "r.json"
+    main(["run", "-q", "--cases", str(DOCUMENTED), "--backend", backend, "--json", str(out)])
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def shown_counts(text: str) -> dict[str, int]:
+    row = re.search(r'<table id="counts">.*?</table>', text, re.S).group(0)
+    return {s: int(n) for s, n in re.findall(r'data-status="(\w+)">(\d+)<', row)}
+
+
+def assert_self_contained(text: str) -> None:
+    p = parse(text)
+    links = {a.get("href") for tag, a in p.tags if tag == "a"}
+    for url in re.findall(r"https?://[^\s\"'<>]+", text):
+        assert html.unescape(url) in links, url
+    for tag, attrs in p.tags:
+        assert tag not in ("link", "img", "iframe", "object", "embed"), tag
+        if tag == "script":
+            assert "src" not in attrs
+        if tag == "a":
+            assert (attrs.get("href") or "").startswith("https://")
+
+
+@pytest.mark.parametrize("backend", ["numpy", SWAPPED])
+def test_renders_documented_runs(tmp_path: Path, backend: str) -> None:
+    doc = run_doc(tmp_path, backend)
+    text = report.render_html(doc)
+    assert_self_contained(text)
+    assert shown_counts(text) == doc["summary"]
+    assert f'data-total>{len(doc["results"])}<' in text
+    rows = re.findall(r'<details class="case" data-status="(\w+)"', text)
+    assert len(rows) == sum(r["status"] != "PASS" for r in doc["results"])
+    for level, v in doc["verdict"].items():
+        assert f'<tr data-level="{level}"><td>{level}</td>' in text
+        assert html.escape(report._verdict_word(v), quote=False) in text
+    assert html.escape(doc["case_set_sha256"]) in text
+    if backend == "numpy":
+        assert not rows and "every decisive case passed" in text
+    else:
+        assert rows and set(rows) == {"FAIL"}
+        bad = next(r for r in doc["results"] if r["status"] == "FAIL")
+        m = bad["mismatches"][0]
+        assert (f'<td class="mono">{m["expected"]}</td><td class="mono">{m["got"]}</td>'
+                in text)
+        assert f'href="{bad["spec"][0]["url"]}"' in text
+        repro = html.escape(report.repro_command(doc, bad["id"]))
+        assert repro in text and "-k " + bad["id"] in repro
+        assert "--backend " in repro
+
+
+def test_markup_is_escaped() -> None:
+    doc = mixed_document()
+    text = report.render_html(doc)
+    assert MARKUP not in text and "alert(1)</script>" not in text
+    assert str(escape(MARKUP_ID)) in text
+    assert str(escape(MARKUP_MESSAGE)) in text
+    # the only </script> is the one closing the inline script
+    assert text.count("</script>") == 1
+    assert_self_contained(text)
+
+
+def test_sections_and_matrices() -> None:
+    doc = mixed_document()
+    text = report.render_html(doc)
+
+    def section(name: str) -> str:
+        return re.search(rf'<div id="{name}">(.*?)(?:<h2>|<script>)', text, re.S).group(1)
+
+    assert "generated/layouts/depth_to_space1/bad/float16" in section("failures")
+    assert "documented/resample1/boom" in section("failures")
+    assert "documented/resample1/unclear" not in section("failures")
+    assert "documented/resample1/unclear" in section("ambiguous")
+    assert "XFAIL" in section("baseline") and "XPASS" in section("baseline")
+    assert "legal: spec-notes" in section("info")
+    assert report.case_data_type(doc["results"][1]) == "FLOAT16"
+    assert report.case_data_type({"id": "generated/roundtrip/a/b1/float32-a"}) == "FLOAT32"
+    assert report.case_data_type({"id": "documented/resample1/boom"}) == "-"
+    assert report.case_family({"id": "documented/x", "tags": ["documented"]}) == "documented"
+    assert report.case_family({"id": "generated/offsets/x", "tags": ["offsets"]}) == "offsets"
+    dtype = re.search(r'<table class="matrix" id="matrix-dtype">.*?</table>', text, re.S)
+    assert ">FLOAT16<" in dtype.group(0) and ">-<" in dtype.group(0)
+    family = re.search(r'<table class="matrix" id="matrix-family">.*?</table>', text, re.S)
+    assert ">documented<" in family.group(0) and ">offsets<" in family.group(0)
+
+
+def test_large_run_is_quick_and_small() -> None:
+    doc = synthetic_document()
+    start = time.perf_counter()
+    text = report.render_html(doc)
+    seconds = time.perf_counter() - start
+    assert len(re.findall(r'<details class="case"', text)) == 500
+    assert shown_counts(text)["PASS"] == 5500
+    assert seconds < 10, seconds
+    assert len(text.encode("utf-8")) < 3_000_000
+
+
+def test_cli_report_html(tmp_path: Path) -> None:
+    doc = run_doc(tmp_path, SWAPPED)
+    results = tmp_path / "r.json"
+    out = tmp_path / "deep" / "report.html"
+    assert main(["report", str(results), "--html", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>")
+    assert shown_counts(text) == doc["summary"]
+
+
+def test_cli_run_html(tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    status = main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(tmp_path / "r.json"),
+                   "--html", str(out)])
+    assert status == 0
+    doc = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert shown_counts(out.read_text(encoding="utf-8")) == doc["summary"]
+    assert sum(doc["summary"][s] for s in STATUSES) == len(doc["results"])
