@@ -156,6 +156,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
                                 args.old, args.new)
     print(compare_runs.to_markdown(diff) if args.markdown else compare_runs.to_text(diff),
           end="")
+    if args.html:
+        from conformance import report
+
+        new = compare_runs.load(args.new)
+        report.write(report.render_html(new, comparison=diff), args.html)
+        print(f"report: {args.html}", file=sys.stderr)
     return compare_runs.exit_status(diff)
 
 
@@ -291,6 +297,8 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument("old", metavar="OLD.json")
     cmp.add_argument("new", metavar="NEW.json")
     cmp.add_argument("--markdown", action="store_true", help="Markdown instead of text")
+    cmp.add_argument("--html", metavar="PATH",
+                     help="also write NEW's HTML report with a section comparing it to OLD")
     cmp.set_defaults(func=cmd_compare)
 
     rep = sub.add_parser("report", help="render a results file as JUnit XML, a Markdown "

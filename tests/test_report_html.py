@@ -234,3 +234,19 @@ def test_cli_run_html(tmp_path: Path) -> None:
     doc = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert shown_counts(out.read_text(encoding="utf-8")) == doc["summary"]
     assert sum(doc["summary"][s] for s in STATUSES) == len(doc["results"])
+
+
+def test_compare_writes_the_new_report_with_a_comparison_section(tmp_path: Path) -> None:
+    from conformance.cli import main
+
+    cases = str(Path(__file__).resolve().parent.parent / "cases" / "documented")
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    assert main(["run", "-q", "--cases", cases, "--json", str(old)]) == 0
+    broken = str(Path(__file__).resolve().parent / "broken_backends.py") + ":SwappedOrderBackend"
+    assert main(["run", "-q", "--cases", cases, "--json", str(new), "--backend", broken]) == 1
+    page = tmp_path / "compare.html"
+    assert main(["compare", str(old), str(new), "--html", str(page)]) == 1
+    html = page.read_text()
+    assert f"Compared with {old}" in html
+    assert 'data-compare="newly_failing">4<' in html
+    assert "documented/depth_to_space1/example-1-depth-column-row" in html

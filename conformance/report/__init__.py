@@ -235,12 +235,13 @@ def _section(r: dict[str, Any]) -> str:
     return "failures"
 
 
-def render_html(doc: dict[str, Any]) -> str:
+def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
     """One self-contained HTML page (inline CSS and JS, no external asset): verdict and
     provenance, operator x data type and operator x family matrices, and one expandable row
     per non-PASS case (PASS cases are only counted), with filters. Everything from the
     document is escaped by Jinja's autoescape; the script only reads data attributes and
-    writes with textContent."""
+    writes with textContent. comparison: a compare_runs.Diff against an earlier run, shown as
+    its own section."""
     results = doc["results"]
     rows = []
     for r in results:
@@ -266,7 +267,8 @@ def render_html(doc: dict[str, Any]) -> str:
         by_dtype=_matrix(results, case_data_type), by_family=_matrix(results, case_family),
         operators=sorted({op for x in rows for op in x["r"].get("operators") or []}),
         dtypes=sorted({x["dtype"] for x in rows}),
-        present=[s for s in STATUSES if s != "PASS" and doc["summary"].get(s)])
+        present=[s for s in STATUSES if s != "PASS" and doc["summary"].get(s)],
+        comparison=comparison)
 
 
 #: Output kind -> renderer.
