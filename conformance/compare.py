@@ -13,7 +13,7 @@ Three kinds, each exact where the spec is exact and bounded where it is not:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -90,3 +90,30 @@ def describe(got: np.ndarray, exp: Expected, bad: np.ndarray, name: str) -> str:
     more = f"; and {len(where) - SHOWN} more" if len(where) > SHOWN else ""
     return (f"{name}: {len(where)} of {bad.size} elements differ ({exp.rule}): "
             + "; ".join(parts) + more)
+
+
+#: Tensors up to this many elements are kept whole in a failing result, for the report's grids.
+GRID_LIMIT = 256
+
+
+def grid(name: str, got: np.ndarray, exp: Expected | None = None,
+         bad: np.ndarray | None = None) -> dict[str, Any] | None:
+    """A small tensor as the report draws it: shape, values as text, and, for an output, the
+    expected values, which elements differ and a relative error in [0, 1] per element (for a
+    heat map of float outputs). None when the tensor is too large to keep."""
+    if got.size > GRID_LIMIT:
+        return None
+    out: dict[str, Any] = {"tensor": name, "shape": list(got.shape),
+                           "got": [format_value(v) for v in got.ravel()]}
+    if exp is not None and bad is not None:
+        out["expected"] = [format_value(v) for v in exp.values.ravel()]
+        out["bad"] = [int(b) for b in bad.ravel()]
+        if np.issubdtype(got.dtype, np.floating):
+            with np.errstate(invalid="ignore", over="ignore"):
+                err = np.abs(got.astype(np.float64) - exp.values.astype(np.float64))
+            err = np.where(np.isfinite(err), err, np.inf)
+            finite = err[np.isfinite(err)]
+            top = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+            out["error"] = [1.0 if not np.isfinite(e) else round(float(e) / top, 3)
+                            for e in err.ravel()]
+    return out

@@ -39,6 +39,7 @@ class Result:
     ambiguous: str | None = None
     info: list[str] = field(default_factory=list)
     mismatches: list[dict[str, Any]] = field(default_factory=list)
+    grids: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -253,24 +253,33 @@ def _covers_fill(expected: Expected, fill: int) -> bool:
     return bool(not compare.mismatches(filled, expected).all())
 
 
-def _judge(case: Case, backend: Backend, fill: int) -> tuple[str, str, list[str], list[dict],
+def _judge(case: Case, backend: Backend, fill: int) -> tuple[str, str, list[str], dict,
                                                               bool]:
-    """Run once; (status, message, info, mismatches, needs_second_fill)."""
+    """Run once; (status, message, info, {mismatches, grids}, needs_second_fill)."""
     run = _Run(case, backend, fill)
     try:
         for named in case.calls:
             run.execute(named.name, named.call)
     except BindingError as exc:
-        return "FAIL", str(exc), run.info, [], False
+        return "FAIL", str(exc), run.info, {}, False
     except DescRejected as exc:
-        return "FAIL", f"the backend rejected a valid desc: {exc}", run.info, [], False
-    failures, details, again = [], [], False
+        return "FAIL", f"the backend rejected a valid desc: {exc}", run.info, {}, False
+    failures, details, grids, again = [], [], [], False
     for ref, exp in _expectations(case, run).items():
         got = run.bindings[ref].read()
         bad = compare.mismatches(got, exp)
         again |= _covers_fill(exp, run.fill_of(ref.split(".", 1)[0]))
         if bad.any():
             failures.append(compare.describe(got, exp, bad, case.show_ref(ref)))
+            name = ref.split(".", 1)[0]
+            spec = ops.get(case.call(name).operator)
+            for t in spec.inputs:
+                g = compare.grid(case.show_ref(f"{name}.{t}"), run.bindings[f"{name}.{t}"].read())
+                if g and g not in grids:
+                    grids.append(g)
+            g = compare.grid(case.show_ref(ref), got, exp, bad)
+            if g:
+                grids.append(g)
             for index in np.argwhere(bad)[:compare.SHOWN]:
                 idx = tuple(int(i) for i in index)
                 details.append({"tensor": case.show_ref(ref), "index": list(idx),
@@ -289,8 +298,9 @@ def _judge(case: Case, backend: Backend, fill: int) -> tuple[str, str, list[str]
             failures.append(f"relation {left} == {right}{f' ({why})' if why else ''}: "
                             + compare.describe(a, Expected(b, rule="bit-exact"), bad, left))
     if failures:
-        return "FAIL", " | ".join(failures), run.info, details, False
-    return "PASS", "", run.info, details, again
+        return ("FAIL", " | ".join(failures), run.info,
+                {"mismatches": details, "grids": grids}, False)
+    return "PASS", "", run.info, {}, again
 
 
 def _run_rejected(case: Case, backend: Backend) -> tuple[str, str]:
@@ -339,7 +349,9 @@ def run_case(case: Case, backend: Backend) -> Result:
                 status, message, info2, details, _ = _judge(case, backend, OUTPUT_FILLS[1])
                 info += [i for i in info2 if i not in info]
             result.status, result.message = status, message
-            result.info, result.mismatches = info, details
+            result.info = info
+            result.mismatches = details.get("mismatches", [])
+            result.grids = details.get("grids", [])
     except CaseError as exc:
         result.status, result.message = "ERROR", f"the case cannot run: {exc}"
     except BackendError as exc:

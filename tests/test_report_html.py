@@ -250,3 +250,37 @@ def test_compare_writes_the_new_report_with_a_comparison_section(tmp_path: Path)
     assert f"Compared with {old}" in html
     assert 'data-compare="newly_failing">4<' in html
     assert "documented/depth_to_space1/example-1-depth-column-row" in html
+
+
+def test_a_failure_shows_its_tensors_as_grids_with_the_differences_marked(tmp_path: Path) -> None:
+    from conformance.cli import main
+
+    cases = str(Path(__file__).resolve().parent.parent / "cases" / "documented")
+    broken = str(Path(__file__).resolve().parent / "broken_backends.py") + ":SwappedOrderBackend"
+    page = tmp_path / "r.html"
+    assert main(["run", "-q", "--cases", cases, "--json", str(tmp_path / "r.json"),
+                 "--backend", broken, "-k", "depth_to_space1/example-2", "--html",
+                 str(page)]) == 1
+    html = page.read_text()
+    assert '<table class="grid">' in html
+    assert "InputTensor [1, 8, 2, 3]" in html and "OutputTensor [1, 2, 4, 6]" in html
+    # CRD example 2 run as DCR: element [0, 0, 0, 1] is 18 where 9 is expected
+    assert 'title="expected 9">18<br><span class="exp">9</span>' in html
+    assert "[0, 0, 0, :]" in html
+
+
+def test_float_grids_carry_a_relative_error_for_the_heat_map() -> None:
+    import numpy as np
+
+    from conformance.compare import Expected, grid, mismatches
+    from conformance.report import grid_rows
+
+    want = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    got = np.array([[1.0, 2.5], [3.0, 6.0]], np.float32)
+    exp = Expected(want)
+    g = grid("OutputTensor", got, exp, mismatches(got, exp))
+    assert g["bad"] == [0, 1, 0, 1] and g["error"] == [0.0, 0.25, 0.0, 1.0]
+    rows = grid_rows(g)["rows"]
+    assert [label for label, _ in rows] == ["0, :", "1, :"]
+    assert rows[1][1][1]["shade"] == 0.85 and rows[0][1][1]["shade"] == 0.325
+    assert grid("big", np.zeros(1000, np.float32)) is None  # only small tensors are kept

@@ -687,7 +687,7 @@ def test_results_document_has_the_documented_fields(
     item = next(r for r in back["results"] if r["id"] == D2S1_CRD)
     assert set(item) == {"id", "status", "message", "duration_s", "operators", "feature_level",
                          "feature_level_below", "tags", "spec", "ambiguous", "info",
-                         "mismatches"}
+                         "mismatches", "grids"}
     assert item["status"] == "FAIL" and "expected 9, got 18" in item["message"]
     assert isinstance(item["duration_s"], float)
     assert item["operators"] == ["DEPTH_TO_SPACE1"] and item["feature_level"] == "2_1"
@@ -695,6 +695,14 @@ def test_results_document_has_the_documented_fields(
     assert item["spec"][0]["url"].startswith("https://learn.microsoft.com/")
     assert item["mismatches"][0] == {"tensor": "OutputTensor", "index": [0, 0, 0, 1],
                                      "expected": "9", "got": "18"}
+    # Small tensors are kept whole for the report's grids: the input, and the output with its
+    # expected values and which elements differ.
+    inp, out = item["grids"]
+    assert inp["tensor"] == "InputTensor" and inp["shape"] == [1, 8, 2, 3]
+    assert inp["got"][:3] == ["0", "1", "2"] and "bad" not in inp
+    assert out["tensor"] == "OutputTensor" and out["shape"] == [1, 2, 4, 6]
+    assert out["expected"][1] == "9" and out["got"][1] == "18" and out["bad"][1] == 1
+    assert out["bad"][0] == 0 and sum(out["bad"]) > 0 and "error" not in out  # UINT32
 
     assert list(back["verdict"]) == ["1_0", "2_0", "2_1", "5_0", "5_1", "6_2"]
     assert back["verdict"]["1_0"] == {"conformant": None, "mandatory": 0, "PASS": 0, "FAIL": 0,

@@ -235,6 +235,31 @@ def _section(r: dict[str, Any]) -> str:
     return "failures"
 
 
+def grid_rows(g: dict[str, Any]) -> dict[str, Any]:
+    """A kept tensor (compare.grid) as rows of its last dimension, each labelled by the
+    indices before it; differing cells carry the expected value and a shade (the relative
+    error for float outputs, full for the others)."""
+    shape = g.get("shape") or [len(g["got"])]
+    width = shape[-1] if shape else 1
+    lead = shape[:-1]
+    rows = []
+    for start in range(0, len(g["got"]), max(width, 1)):
+        index, rest = [], start // max(width, 1)
+        for size in reversed(lead):
+            index.insert(0, rest % size)
+            rest //= size
+        cells = []
+        for k in range(start, min(start + width, len(g["got"]))):
+            bad = bool(g.get("bad", [0] * len(g["got"]))[k])
+            error = (g.get("error") or [1.0] * len(g["got"]))[k]
+            cells.append({"got": g["got"][k], "bad": bad,
+                          "expected": g["expected"][k] if "expected" in g else "",
+                          "shade": round(0.15 + 0.7 * min(max(error, 0.0), 1.0), 3)})
+        rows.append((", ".join(map(str, index)) + (", :" if index else ":"), cells))
+    return {"tensor": g["tensor"], "shape": shape, "rows": rows, "outputs": "bad" in g,
+            "heat": "error" in g}
+
+
 def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
     """One self-contained HTML page (inline CSS and JS, no external asset): verdict and
     provenance, operator x data type and operator x family matrices, and one expandable row
@@ -250,7 +275,9 @@ def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
         rows.append({"r": r, "dtype": case_data_type(r), "family": case_family(r),
                      "section": _section(r), "repro": repro_command(doc, r["id"]),
                      "mismatches": [m for m in r.get("mismatches") or []
-                                    if isinstance(m, dict)]})
+                                    if isinstance(m, dict)],
+                     "grids": [grid_rows(g) for g in r.get("grids") or []
+                               if isinstance(g, dict) and g.get("got")]})
     sections = {name: [x for x in rows if x["section"] == name]
                 for name in ("failures", "baseline", "ambiguous")}
     ambiguous_pass = sum(1 for r in results if r.get("ambiguous") and r["status"] == "PASS")
