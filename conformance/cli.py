@@ -152,14 +152,13 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, duration: flo
 def cmd_compare(args: argparse.Namespace) -> int:
     from conformance import compare_runs
 
-    diff = compare_runs.compare(compare_runs.load(args.old), compare_runs.load(args.new),
-                                args.old, args.new)
+    new = compare_runs.load(args.new)
+    diff = compare_runs.compare(compare_runs.load(args.old), new, args.old, args.new)
     print(compare_runs.to_markdown(diff) if args.markdown else compare_runs.to_text(diff),
           end="")
     if args.html:
         from conformance import report
 
-        new = compare_runs.load(args.new)
         report.write(report.render_html(new, comparison=diff), args.html)
         print(f"report: {args.html}", file=sys.stderr)
     return compare_runs.exit_status(diff)

@@ -103,6 +103,18 @@ def _depth_space(pick: _Picker, data_type: str, max_block: int
             desc(data_type, [n, c, h * block, w * block]))
 
 
+def _depth_space_call(pick: Any, name: str) -> tuple[str, dict, dict, dict]:
+    """A drawn depth/space call of operator `name`: data type, attributes, input and output
+    descs (the depth form or the space form first, as the operator reads)."""
+    data_type = pick("data_type", st.sampled_from(TYPES))
+    block, depth, space = _depth_space(pick, data_type, 4)
+    attrs: dict = {"BlockSize": block}
+    if name.endswith("1"):
+        attrs["Order"] = pick("order", st.sampled_from(roundtrip.ORDERS))
+    inp, outp = (depth, space) if name.startswith("DEPTH") else (space, depth)
+    return data_type, attrs, inp, outp
+
+
 # -- the families -------------------------------------------------------------------------------
 @st.composite
 def roundtrips(draw: Callable) -> Example:
@@ -230,12 +242,7 @@ def layout_cases(draw: Callable) -> Example:
             attrs = offsets._attrs(mode, scales, pairs)
         packed_in, packed_out = desc(data_type, sizes_in), desc(data_type, sizes_out)
     else:
-        data_type = pick("data_type", st.sampled_from(TYPES))
-        block, depth, space = _depth_space(pick, data_type, 4)
-        attrs = {"BlockSize": block}
-        if name.endswith("1"):
-            attrs["Order"] = pick("order", st.sampled_from(roundtrip.ORDERS))
-        packed_in, packed_out = (depth, space) if name.startswith("DEPTH") else (space, depth)
+        data_type, attrs, packed_in, packed_out = _depth_space_call(pick, name)
         mode = None
     slug = pick("layout", st.sampled_from(LAYOUT_SLUGS))
     seed = pick("seed", SEEDS)
@@ -330,12 +337,7 @@ def bitlevel_cases(draw: Callable) -> Example:
         inp = desc(data_type, sizes)
         outp = desc(data_type, [s * f for s, f in zip(sizes, scales, strict=True)])
     else:
-        data_type = pick("data_type", st.sampled_from(TYPES))
-        block, depth, space = _depth_space(pick, data_type, 4)
-        attrs = {"BlockSize": block}
-        if name.endswith("1"):
-            attrs["Order"] = pick("order", st.sampled_from(roundtrip.ORDERS))
-        inp, outp = (depth, space) if name.startswith("DEPTH") else (space, depth)
+        data_type, attrs, inp, outp = _depth_space_call(pick, name)
     seed = pick("seed", SEEDS)
     page = ops.get(name).page
     return Example(bitlevel.FAMILY, pick.params, case(
