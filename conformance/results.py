@@ -4,6 +4,7 @@ results JSON (docs/results-format.md)."""
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 from collections import Counter
@@ -17,7 +18,11 @@ from conformance import __version__
 from conformance.levels import FeatureLevel
 
 FORMAT = "dml-conformance-results/1"
-STATUSES = ("PASS", "FAIL", "ERROR", "NOT_SUPPORTED", "XFAIL", "XPASS")
+STATUSES = ("PASS", "FAIL", "ERROR", "TIMEOUT", "NOT_SUPPORTED", "XFAIL", "XPASS")
+#: Statuses that fail a run: a wrong result (FAIL), a backend or case that could not run
+#: (ERROR: an exception, a crash of an isolated worker, memory exhausted) or a case that ran
+#: past the per-case timeout in an isolated worker (TIMEOUT).
+FAILING = ("FAIL", "ERROR", "TIMEOUT")
 #: Statuses that count as passing: a case a baseline expected to fail that passed (XPASS) is
 #: still a pass; an expected failure (XFAIL) is still a failure for the verdict.
 PASSING = ("PASS", "XPASS")
@@ -40,6 +45,10 @@ class Result:
     info: list[str] = field(default_factory=list)
     mismatches: list[dict[str, Any]] = field(default_factory=list)
     grids: list[dict[str, Any]] = field(default_factory=list)
+    #: What is known of an isolated worker that died or was killed in this case:
+    #: {"exit_code": int | None, "signal": "SIGSEGV" | None, "output": the worker's last
+    #: output (its stdout and stderr, Python's faulthandler traceback included)}.
+    crash: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,9 +89,9 @@ def verdicts(results: list[Result], claimed: FeatureLevel) -> dict[str, dict[str
 
 
 def exit_status(results: list[Result], strict: bool = False) -> int:
-    """0 only when no decisive case FAILed or ERRORed (an XFAIL never fails the run); with
-    strict, also when none unexpectedly passed (XPASS)."""
-    failing = ("FAIL", "ERROR", "XPASS") if strict else ("FAIL", "ERROR")
+    """0 only when no decisive case FAILed, ERRORed or TIMED OUT (an XFAIL never fails the
+    run); with strict, also when none unexpectedly passed (XPASS)."""
+    failing = (*FAILING, "XPASS") if strict else FAILING
     return int(any(r.status in failing for r in decisive(results)))
 
 
@@ -99,7 +108,15 @@ def platform_info() -> dict[str, str]:
 def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256: str,
              claimed: FeatureLevel, started_at: str, finished_at: str, duration_s: float,
              command: str, case_paths: list[str],
-             baseline: dict[str, Any] | None = None) -> dict[str, Any]:
+             baseline: dict[str, Any] | None = None,
+             load_errors: list[dict[str, Any]] | None = None,
+             execution: dict[str, Any] | None = None,
+             shard: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The results document. load_errors: case files (or cases) that could not be loaded,
+    {"file", "line", "message"} each: a run with any is incomplete ("complete": false) and
+    exits 1. execution: how the cases were run (workers, isolation, limits). shard: for one
+    shard of a sharded run, {"index", "count", "cases", "of_cases", "full_case_set_sha256"}
+    (`dmlconf merge` joins the shards)."""
     return {
         "format": FORMAT,
         "suite_version": __version__,
@@ -116,13 +133,31 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
         "ambiguous": summary([r for r in results if r.ambiguous]),
         "verdict": verdicts(results, claimed),
         "baseline": baseline,
+        "complete": not load_errors,
+        "load_errors": list(load_errors or []),
+        "execution": execution,
+        "shard": shard,
         "results": [r.to_json() for r in results],
     }
 
 
 def write(doc: dict[str, Any], path: str | Path) -> None:
+    """Atomically: the old file or the new one is there, never a partial one."""
+    write_atomic(json.dumps(doc, indent=1) + "\n", path)
+
+
+def write_atomic(text: str, path: str | Path) -> None:
+    """Write PATH.tmp, flush it to the disk, and rename it over PATH (atomic on POSIX and
+    Windows): a crash or Ctrl-C at any moment leaves the old file or the new one, whole.
+    Missing parent folders are created."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

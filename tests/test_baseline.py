@@ -65,7 +65,7 @@ def test_known_failures_become_xfail_and_do_not_fail_the_run(tmp_path: Path) -> 
         "expected FAIL (orders swapped; https://example.com/issues/6): OutputTensor: 36 of 48")
     assert "expected 9, got 18" in item["message"]
     assert list(doc["summary"]) == list(results.STATUSES)
-    assert list(doc["summary"])[:4] == ["PASS", "FAIL", "ERROR", "NOT_SUPPORTED"]
+    assert list(doc["summary"])[:5] == ["PASS", "FAIL", "ERROR", "TIMEOUT", "NOT_SUPPORTED"]
     assert doc["summary"]["XFAIL"] == 4 and doc["summary"]["FAIL"] == 0
     assert doc["baseline"] == {"path": str(path), "xpass": [], "stale": []}
     # a known failure is still not conformance
@@ -308,7 +308,8 @@ def test_compare_same_file_and_bad_input(
     code, out = compare(capsys, runs["swapped"], runs["swapped"])
     assert code == 0
     assert out.splitlines()[1:] == ["summary: PASS 14 -> 14, FAIL 4 -> 4, ERROR 0 -> 0, "
-                                    "NOT_SUPPORTED 0 -> 0, XFAIL 0 -> 0, XPASS 0 -> 0"]
+                                    "TIMEOUT 0 -> 0, NOT_SUPPORTED 0 -> 0, XFAIL 0 -> 0, "
+                                    "XPASS 0 -> 0"]
     bad = tmp_path / "bad.json"
     bad.write_text('{"results": []}', encoding="utf-8")
     assert main(["compare", str(bad), str(runs["swapped"])]) == 2

@@ -144,7 +144,7 @@ def test_markdown_summary(doc: dict) -> None:
     md = report.render_markdown(doc)
     assert "| 2_1 | NOT conformant | 4 | 1 | 2 | 1 | 0 |" in md
     assert "| 2_0 | no verdict (no mandatory case selected) |" in md
-    assert "PASS 1, FAIL 3, ERROR 1, NOT_SUPPORTED 1" in md
+    assert "PASS 1, FAIL 3, ERROR 1, TIMEOUT 0, NOT_SUPPORTED 1" in md
     assert "ambiguous regions of the spec" in md and "FAIL 1" in md
     assert "ab" * 32 in md and "x\\|y" in md
     row = next(line for line in md.splitlines() if "&lt;script&gt;" in line)

@@ -675,19 +675,21 @@ def test_results_document_has_the_documented_fields(
     assert back["finished_at"] == "2024-01-01T00:00:01+00:00"
     assert back["duration_s"] == 1.235
 
-    assert list(back["summary"]) == ["PASS", "FAIL", "ERROR", "NOT_SUPPORTED", "XFAIL",
-                                     "XPASS"]
-    assert back["summary"] == {"PASS": len(found) - 4, "FAIL": 4, "ERROR": 0,
+    assert list(back["summary"]) == ["PASS", "FAIL", "ERROR", "TIMEOUT", "NOT_SUPPORTED",
+                                     "XFAIL", "XPASS"]
+    assert back["summary"] == {"PASS": len(found) - 4, "FAIL": 4, "ERROR": 0, "TIMEOUT": 0,
                                "NOT_SUPPORTED": 0, "XFAIL": 0, "XPASS": 0}
-    assert back["ambiguous"] == {"PASS": 0, "FAIL": 0, "ERROR": 0, "NOT_SUPPORTED": 0,
-                                 "XFAIL": 0, "XPASS": 0}
+    assert back["ambiguous"] == {"PASS": 0, "FAIL": 0, "ERROR": 0, "TIMEOUT": 0,
+                                 "NOT_SUPPORTED": 0, "XFAIL": 0, "XPASS": 0}
     assert back["baseline"] is None
+    assert back["complete"] is True and back["load_errors"] == []
+    assert back["execution"] is None and back["shard"] is None
 
     assert len(back["results"]) == len(found)
     item = next(r for r in back["results"] if r["id"] == D2S1_CRD)
     assert set(item) == {"id", "status", "message", "duration_s", "operators", "feature_level",
                          "feature_level_below", "tags", "spec", "ambiguous", "info",
-                         "mismatches", "grids"}
+                         "mismatches", "grids", "crash"}
     assert item["status"] == "FAIL" and "expected 9, got 18" in item["message"]
     assert isinstance(item["duration_s"], float)
     assert item["operators"] == ["DEPTH_TO_SPACE1"] and item["feature_level"] == "2_1"
@@ -706,7 +708,8 @@ def test_results_document_has_the_documented_fields(
 
     assert list(back["verdict"]) == ["1_0", "2_0", "2_1", "5_0", "5_1", "6_2"]
     assert back["verdict"]["1_0"] == {"conformant": None, "mandatory": 0, "PASS": 0, "FAIL": 0,
-                                      "ERROR": 0, "NOT_SUPPORTED": 0, "XFAIL": 0, "XPASS": 0}
+                                      "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 0, "XFAIL": 0,
+                                      "XPASS": 0}
     assert back["verdict"]["2_0"]["conformant"] is True
     assert back["verdict"]["2_0"]["mandatory"] == 2
     assert back["verdict"]["2_1"]["conformant"] is False
@@ -738,7 +741,8 @@ def test_ambiguous_cases_decide_neither_verdict_nor_exit_status() -> None:
     assert results.exit_status(found) == 0  # the only FAIL is ambiguous
     verdict = results.verdicts(found, backend.claimed_level)
     assert verdict["2_1"] == {"conformant": True, "mandatory": 1, "PASS": 1, "FAIL": 0,
-                              "ERROR": 0, "NOT_SUPPORTED": 0, "XFAIL": 0, "XPASS": 0}
+                              "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 0, "XFAIL": 0,
+                              "XPASS": 0}
     assert results.summary([r for r in found if r.ambiguous])["FAIL"] == 1
     found = runner.run_cases([clear], backend)
     assert results.exit_status(found) == 1

@@ -23,7 +23,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from conformance.results import FORMAT, STATUSES
+from conformance.results import FORMAT, STATUSES, write_atomic
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DEFAULT_MAX_FAILURES = 50
@@ -307,12 +307,8 @@ RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
 
 
 def write(text: str, path: str | Path) -> None:
-    """Write through PATH.tmp and a rename, creating missing parent folders."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    """Atomically (results.write_atomic), creating missing parent folders."""
+    write_atomic(text, path)
 
 
 def write_reports(doc: dict[str, Any], outputs: dict[str, str | Path | None]) -> list[Path]:
