@@ -1,9 +1,9 @@
 """Baselines: a YAML file of known failures (docs/baselines.md).
 
-Applied to a run's results, a FAIL or ERROR that an entry expects becomes XFAIL (it no longer
-fails the run, but still denies the verdict); a PASS that an entry covers becomes XPASS (fails
-the run with --strict only); entries that cover no case, or whose `expires` date is past, are
-reported as stale.
+Applied to a run's results, a FAIL, ERROR or TIMEOUT that an entry expects becomes XFAIL (it
+no longer fails the run, but still denies the verdict); a PASS that an entry covers becomes
+XPASS (fails the run with --strict only); entries that cover no case, or whose `expires` date
+is past, are reported as stale.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from typing import Any
 import yaml
 
 from conformance.casefile import id_matches
-from conformance.results import Result
+from conformance.results import FAILING, Result
 
-ENTRY_STATUSES = ("FAIL", "ERROR")
+#: The statuses an entry may expect: those that fail a run.
+ENTRY_STATUSES = FAILING
 KEYS = ("cases", "status", "reason", "issue", "expires")
 
 
@@ -76,7 +77,8 @@ def _entry(path: str, number: int, raw: Any) -> Entry:
         raise BaselineError(f"{where}: 'cases' must be a non-empty id pattern (as for -k), "
                             f"not {cases!r}")
     if status not in ENTRY_STATUSES:
-        raise BaselineError(f"{where}: 'status' must be FAIL or ERROR, not {status!r}")
+        raise BaselineError(f"{where}: 'status' must be {', '.join(ENTRY_STATUSES[:-1])} or "
+                            f"{ENTRY_STATUSES[-1]}, not {status!r}")
     if not isinstance(reason, str) or not reason.strip():
         raise BaselineError(f"{where}: 'reason' must be non-empty text, not {reason!r}")
     issue = raw.get("issue")

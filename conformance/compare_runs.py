@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-FAILING = ("FAIL", "ERROR")
-PASSING = ("PASS", "XPASS")
+from conformance.results import FAILING, PASSING
+
 #: Top-level fields whose difference says the two runs are not of the same thing.
 RUN_FIELDS = (("backend", "name"), ("backend", "class"), ("backend", "capabilities"),
               ("feature_level",), ("case_set_sha256",), ("suite_version",))
@@ -88,7 +88,8 @@ def compare(old: dict[str, Any], new: dict[str, Any], old_path: str = "OLD",
 
 
 def exit_status(diff: Diff) -> int:
-    """1 when any case newly fails (FAIL or ERROR in NEW, anything else in OLD), else 0."""
+    """1 when any case newly fails (FAIL, ERROR or TIMEOUT in NEW, anything else in OLD),
+    else 0."""
     return int(bool(diff.newly_failing))
 
 

@@ -8,10 +8,11 @@ Running an item runs the case through `conformance.runner.run_case` on a backend
 process (once per pytest-xdist worker):
 
 - PASS (and XPASS against a baseline) passes;
-- FAIL and ERROR fail with the result's message (no traceback);
+- FAIL, ERROR and TIMEOUT (results.FAILING) fail with the result's message (no traceback);
 - NOT_SUPPORTED is skipped with its reason;
 - a failure a baseline expects (XFAIL) is an xfail with the baseline's reason;
-- a FAIL or ERROR of a case in an ambiguous region of the spec is an xfail, never a failure.
+- a FAIL, ERROR or TIMEOUT of a case in an ambiguous region of the spec is an xfail, never a
+  failure.
 
 Collection is deterministic (the case files in sorted order, as `dmlconf run` reads them) and
 holds no state shared across processes, so every xdist worker collects the same items.
@@ -27,6 +28,7 @@ from typing import Any
 import pytest
 
 from conformance.casefile import Case, CaseFileError, load_cases, select
+from conformance.results import FAILING
 
 COLLECTOR_NAME = "dmlconf"
 
@@ -44,7 +46,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--dml-level", metavar="LEVEL", default=None,
                     help="the feature level claimed, e.g. 5_1 (default: the backend's highest)")
     group.addoption("--dml-baseline", metavar="PATH", default=None,
-                    help="YAML file of known failures: matching FAIL/ERROR become xfail "
+                    help="YAML file of known failures: matching FAIL/ERROR/TIMEOUT become xfail "
                          "(docs/baselines.md)")
 
 
@@ -54,7 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 class CaseFailedError(Exception):
-    """A case ended FAIL or ERROR; shown as its message, without a traceback."""
+    """A case ended FAIL, ERROR or TIMEOUT; shown as its message, without a traceback."""
 
     def __init__(self, status: str, message: str) -> None:
         super().__init__(f"{status}: {message}")
@@ -151,7 +153,7 @@ class CaseItem(pytest.Item):
             pytest.skip(result.message)
         if result.status == "XFAIL":
             pytest.xfail(result.message)
-        if result.status in ("FAIL", "ERROR"):
+        if result.status in FAILING:
             if self.case.ambiguous:
                 first = result.message.splitlines()[0] if result.message else ""
                 pytest.xfail(f"ambiguous region of the spec: {self.case.ambiguous} "

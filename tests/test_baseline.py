@@ -147,6 +147,27 @@ def test_expiry_is_compared_with_the_date_given() -> None:
     assert results.exit_status(after.results) == 1
 
 
+def test_a_timeout_entry_expects_a_timeout_only() -> None:
+    known = baseline.parse("- {cases: t/slow, status: TIMEOUT, reason: hangs on big sizes}\n"
+                           "- {cases: t/other, status: ERROR, reason: raises}\n")
+    crash = {"exit_code": None, "signal": "SIGKILL", "output": "..."}
+    found = [Result(id="t/slow", status="TIMEOUT", message="ran past 2 s", crash=crash),
+             Result(id="t/slow-b", status="ERROR", message="crashed"),
+             Result(id="t/other", status="TIMEOUT", message="ran past 2 s")]
+    applied = baseline.apply(known, found)
+    slow, slow_b, other = applied.results
+    assert (slow.status, slow.message) == ("XFAIL", "expected TIMEOUT (hangs on big sizes): "
+                                                    "ran past 2 s")
+    assert slow.crash == crash
+    assert slow_b.status == "ERROR" and other.status == "TIMEOUT"  # the status must match
+    assert results.exit_status(applied.results) == 1
+    assert results.exit_status(applied.results[:1]) == 0
+    passed = baseline.apply(known, [Result(id="t/slow", status="PASS")])
+    assert passed.results[0].message == "passed, but the baseline expects TIMEOUT " \
+                                        "(hangs on big sizes)"
+    assert baseline.ENTRY_STATUSES == results.FAILING
+
+
 @pytest.mark.parametrize(("text", "error"), [
     ("- {cases: a, status: FAIL", "not valid YAML"),
     ("cases: a", "a mapping with the one key 'expected_failures'; found keys cases"),
@@ -156,7 +177,7 @@ def test_expiry_is_compared_with_the_date_given() -> None:
     ("- {status: FAIL, reason: r}", "entry 1: missing required key 'cases'"),
     ("- {cases: '', status: FAIL, reason: r}", "'cases' must be a non-empty id pattern"),
     ("- {cases: a, status: FAIL, reason: r}\n- {cases: b, status: PASS, reason: r}",
-     "entry 2 (cases 'b'): 'status' must be FAIL or ERROR, not 'PASS'"),
+     "entry 2 (cases 'b'): 'status' must be FAIL, ERROR or TIMEOUT, not 'PASS'"),
     ("- {cases: a, status: FAIL, reason: ''}", "'reason' must be non-empty text"),
     ("- {cases: a, status: FAIL, reason: r, expires: 2025-13-01}",
      "a value cannot be read (month must be in 1..12); dates are YYYY-MM-DD"),
@@ -318,3 +339,21 @@ def test_compare_same_file_and_bad_input(
     assert main(["compare", str(runs["swapped"]), str(bad)]) == 2
     assert "not JSON" in capsys.readouterr().err
     assert main(["compare", str(tmp_path / "missing.json"), str(runs["swapped"])]) == 2
+
+
+def test_compare_a_timeout_is_a_failure() -> None:
+    def doc(**statuses: str) -> dict:
+        return {"format": results.FORMAT, "summary": {}, "results": [
+            {"id": case_id, "status": status, "message": ""}
+            for case_id, status in statuses.items()]}
+
+    old = doc(a="PASS", b="TIMEOUT", c="TIMEOUT", d="XFAIL", e="NOT_SUPPORTED")
+    new = doc(a="TIMEOUT", b="PASS", c="ERROR", d="TIMEOUT", e="TIMEOUT")
+    diff = compare_runs.compare(old, new)
+    assert [(c.id, c.old_status, c.new_status) for c in diff.newly_failing] == [
+        ("a", "PASS", "TIMEOUT"), ("d", "XFAIL", "TIMEOUT"), ("e", "NOT_SUPPORTED", "TIMEOUT")]
+    assert [c.id for c in diff.newly_passing] == ["b"]
+    assert [(c.id, c.old_status, c.new_status) for c in diff.changed] == [
+        ("c", "TIMEOUT", "ERROR")]
+    assert compare_runs.exit_status(diff) == 1
+    assert compare_runs.FAILING is results.FAILING

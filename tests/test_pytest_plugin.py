@@ -103,3 +103,31 @@ def test_usage_errors(pytester: pytest.Pytester) -> None:
 def test_xdist_workers_collect_the_same_items(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--dml-backend", SWAPPED, "-n", "2")
     result.assert_outcomes(passed=14, failed=4)
+
+
+@pytest.mark.parametrize("ambiguous", [False, True])
+def test_a_timeout_fails_the_item_like_an_error(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ambiguous: bool) -> None:
+    from conformance import runner
+    from conformance.results import Result
+
+    def timed_out(case: object, backend: object, *args: object, **kwargs: object) -> Result:
+        return Result(id=case.id, status="TIMEOUT",  # type: ignore[attr-defined]
+                      message="ran past the per-case timeout of 2 s")
+
+    monkeypatch.setattr(runner, "run_case", timed_out)  # pytester runs in this process
+    text = (ROOT / "cases" / "documented" / "depth_to_space1.yaml").read_text()
+    marker = "  - id: documented/depth_to_space1/example-1-depth-column-row\n"
+    case_file = pytester.path / "d2s1.yaml"
+    case_file.write_text(text.replace(marker, marker + "    ambiguous: a test reading\n")
+                         if ambiguous else text)
+    result = run(pytester, "--dml-backend", "numpy", "-rfx", cases=str(case_file))
+    if ambiguous:
+        result.assert_outcomes(failed=1, xfailed=1)
+        result.stdout.fnmatch_lines(["*ambiguous region of the spec: a test reading "
+                                     "(TIMEOUT: ran past the per-case timeout of 2 s)*"])
+    else:
+        result.assert_outcomes(failed=2)
+        result.stdout.fnmatch_lines(["TIMEOUT documented/depth_to_space1/example-1-*",
+                                     "ran past the per-case timeout of 2 s",
+                                     "reproduce: dmlconf run --cases *"])
