@@ -142,7 +142,7 @@ def test_junit_baseline_statuses() -> None:
 
 def test_markdown_summary(doc: dict) -> None:
     md = report.render_markdown(doc)
-    assert "| 2_1 | NOT conformant | 4 | 1 | 2 | 1 | 0 |" in md
+    assert "| 2_1 | NOT conformant | 4 | 1 | 2 | 1 | 0 | 0 |" in md
     assert "| 2_0 | no verdict (no mandatory case selected) |" in md
     assert "PASS 1, FAIL 3, ERROR 1, TIMEOUT 0, NOT_SUPPORTED 1" in md
     assert "ambiguous regions of the spec" in md and "FAIL 1" in md
@@ -153,13 +153,14 @@ def test_markdown_summary(doc: dict) -> None:
     assert "\x01" not in row and "\x07" not in row
     assert "documented/resample1/unclear | FAIL (ambiguous)" in md
     assert "more FAIL/ERROR" not in md
+    assert "INCOMPLETE" not in md and "shard" not in md and "| Execution |" not in md
 
 
 def test_markdown_limits_the_table(doc: dict) -> None:
     md = report.render_markdown(doc, max_failures=1)
     assert "documented/depth_to_space1/bad | FAIL" in md
     assert "documented/resample1/boom" not in md
-    assert "… and 3 more FAIL/ERROR case(s) (4 in all)" in md
+    assert "… and 3 more FAIL/ERROR/TIMEOUT case(s) (4 in all)" in md
 
 
 def run_documented(tmp_path: Path, *extra: str) -> tuple[int, dict]:
@@ -210,3 +211,178 @@ def test_report_command_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str
         err = capsys.readouterr().err
         assert err.startswith(f"dmlconf: error: {path}") and err.count("\n") == 1
     assert not (tmp_path / "j.xml").exists()
+
+
+CRASH = {"exit_code": -11, "signal": "SIGSEGV",
+         "output": "Fatal Python error: Segmentation fault\n\nCurrent thread:\n  File x.py"}
+
+
+def test_junit_timeout_is_an_error_and_the_crash_goes_to_system_err() -> None:
+    doc = document([
+        result("a/slow", "TIMEOUT", "ran past the per-case timeout of 2 s",
+               crash={"exit_code": None, "signal": "SIGKILL", "output": "still here\x00\x1b"}),
+        result("a/segv", "ERROR", "the backend crashed", crash=CRASH),
+        result("a/unclear", "TIMEOUT", "ran past", ambiguous="two readings"),
+    ])
+    root = parse(report.render_junit(doc))
+    assert suite_counts(root) == {"tests": 3, "failures": 0, "errors": 2, "skipped": 1}
+    slow, segv, unclear = root.findall("testsuite/testcase")
+    error = slow.find("error")
+    assert error.get("type") == "TIMEOUT"
+    assert error.get("message") == "ran past the per-case timeout of 2 s"
+    assert slow.find("system-err").text == "worker process: signal SIGKILL\nstill here"
+    assert segv.find("error").get("type") == "ERROR"
+    assert segv.find("system-err").text == ("worker process: signal SIGSEGV, exit code -11\n"
+                                            + CRASH["output"])
+    assert unclear.find("error") is None and unclear.find("system-err") is None
+    assert unclear.find("skipped").get("message") == (
+        "ambiguous region of the spec: two readings (TIMEOUT: ran past)")
+
+
+def test_junit_load_errors_are_one_testcase_per_file() -> None:
+    doc = document([result("a/ok", "PASS")])
+    doc.update(complete=False, load_errors=[
+        {"file": "cases/x.yaml", "line": 3, "message": "unknown key 'Sizes'"},
+        {"file": "cases/x.yaml", "line": None, "message": "duplicate id a/b"},
+        {"file": "cases/y.yaml", "line": 1, "message": "not valid YAML"}])
+    root = parse(report.render_junit(doc))
+    assert suite_counts(root) == {"tests": 3, "failures": 0, "errors": 2, "skipped": 0}
+    x, y, ok = root.findall("testsuite/testcase")
+    assert (x.get("classname"), x.get("name")) == ("load", "cases/x.yaml")
+    assert [e.get("message") for e in x.findall("error")] == [
+        "cases/x.yaml:3: unknown key 'Sizes'", "cases/x.yaml: duplicate id a/b"]
+    assert [e.get("message") for e in y.findall("error")] == ["cases/y.yaml:1: not valid YAML"]
+    assert ok.get("name") == "ok"
+    props = {p.get("name"): p.get("value")
+             for p in root.findall("testsuite/properties/property")}
+    assert props["complete"] == "false"
+    assert props["incomplete"].startswith("INCOMPLETE: 3 case file problems")
+
+
+def test_markdown_timeout_crash_incomplete_shard_and_execution() -> None:
+    doc = document([result("a/slow", "TIMEOUT", "ran past the per-case timeout of 2 s",
+                           crash={"exit_code": None, "signal": "SIGKILL", "output": "x"}),
+                    result("a/segv", "ERROR", "the backend crashed", crash=CRASH)])
+    doc.update(complete=False,
+               load_errors=[{"file": "cases/x.yaml", "line": 3, "message": "bad | key"}],
+               shard={"index": 2, "count": 4, "cases": 10, "of_cases": 40,
+                      "full_case_set_sha256": "cd" * 32},
+               execution={"workers": 4, "isolated": True, "timeout_s": 30.0,
+                          "memory_cap_bytes": 2 * 2 ** 30})
+    md = report.render_markdown(doc)
+    assert ("**INCOMPLETE: 1 case file problem — cases were not run, no verdict stands**"
+            in md)
+    assert ("**shard 2 of 4: 10 of 40 cases; the verdict covers this shard only (join "
+            "shards with \\`dmlconf merge\\`)**") in md
+    assert "- cases/x.yaml:3: bad \\| key" in md
+    assert ("| Execution | 4 worker(s); isolated: yes; per-case timeout 30.0 s; "
+            "memory cap 2 GiB |") in md
+    assert "### FAIL, ERROR, TIMEOUT cases" in md
+    assert ("| a/slow | TIMEOUT | ran past the per-case timeout of 2 s "
+            "(worker process: signal SIGKILL) |") in md
+    assert "| a/segv | ERROR | the backend crashed (worker process: signal SIGSEGV, " \
+           "exit code -11) |" in md
+
+
+def test_execution_and_shard_lines() -> None:
+    assert report.execution_text(None) is None
+    assert report.execution_text({"workers": 1, "isolated": False, "timeout_s": None,
+                                  "memory_cap_bytes": None, "resumed_cases": 3}) == (
+        "1 worker(s); isolated: no; no per-case timeout; no memory cap; resumed_cases 3")
+    assert report.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
+                                  "memory_cap_bytes": 512 * 2 ** 20}) == (
+        "2 worker(s); isolated: yes; per-case timeout 5 s; memory cap 512 MiB")
+    assert report.shard_line({"shard": None}) is None and report.shard_line({}) is None
+    assert report.incomplete_line({"complete": True, "load_errors": []}) is None
+    assert report.incomplete_line({"complete": False}) == (
+        "INCOMPLETE: some cases could not be loaded — cases were not run, no verdict stands")
+
+
+def test_documents_without_the_newer_fields_still_render() -> None:
+    """A document written before TIMEOUT, crash, complete, load_errors, execution and shard."""
+    doc = document([result("a/bad", "FAIL", "differs"), result("a/boom", "ERROR", "raised")])
+    for counts in (doc["summary"], doc["ambiguous"], *doc["verdict"].values()):
+        counts.pop("TIMEOUT", None)
+    assert not {"complete", "load_errors", "execution", "shard"} & set(doc)
+    root = parse(report.render_junit(doc))
+    assert suite_counts(root) == {"tests": 2, "failures": 1, "errors": 1, "skipped": 0}
+    assert "TIMEOUT 0" in report.render_markdown(doc)
+    html = report.render_html(doc)
+    assert 'data-status="TIMEOUT">0<' in html and 'id="incomplete"' not in html
+
+
+# -- hostile input: everything from a case file, a backend or a message is text -------------------
+PAYLOADS = ["<script>window.__pwned=1</script>", '<img src=x onerror="window.__pwned=1">',
+            '"><svg onload="window.__pwned=1">',
+            "</pre></td></tr></table><script>window.__pwned=1</script>", "{{7*7}}",
+            "javascript:window.__pwned=1"]
+EVIL = " ".join(PAYLOADS)
+EVIL_URL = "javascript:window.__pwned=1"
+
+
+def hostile_document(control: str = "") -> dict:
+    """A results document whose every string field carries the PAYLOADS (and `control`, e.g.
+    control characters, where given): one result per status and one ambiguous TIMEOUT."""
+    evil = EVIL + control
+    results = []
+    for i, status in enumerate(("FAIL", "ERROR", "TIMEOUT", "NOT_SUPPORTED", "XFAIL", "XPASS",
+                                "TIMEOUT")):
+        p = PAYLOADS[i % len(PAYLOADS)]
+        results.append(result(
+            f"generated/{p}/case-{i}/{p}{control}/float32", status, f"{evil} | pipe\n{evil}",
+            operators=[p, "DEPTH_TO_SPACE1"], feature_level=p, tags=[p, evil], info=[evil],
+            ambiguous=evil if i == 6 else None,
+            spec=[{"page": evil, "section": evil, "url": EVIL_URL},
+                  {"page": p, "section": p, "url": f"https://example.com/{p}"}],
+            mismatches=[{"tensor": evil, "index": [0, p], "expected": evil, "got": evil}],
+            grids=[{"tensor": evil, "shape": [1, 2], "got": [p, evil], "expected": [evil, p],
+                    "bad": [1, 0], "error": [p, 0.5]}],
+            crash={"exit_code": p, "signal": evil, "output": f"{evil}\n{evil}"}))
+    doc = document(results)
+    caps = {"feature_level": evil, "strided": evil, "arbitrary_offsets": evil,
+            "offset_pairs": evil, "rejects_invalid": evil, "operators": {evil: [evil, evil]},
+            "notes": evil}
+    doc.update(suite_version=evil, case_set_sha256=evil, case_paths=[evil, EVIL_URL],
+               command=evil, backend={"name": evil, "class": evil, "capabilities": caps},
+               feature_level=evil, platform={k: evil for k in doc["platform"]},
+               started_at=evil, finished_at=evil, complete=False,
+               load_errors=[{"file": evil, "line": 7, "message": evil},
+                            {"file": EVIL_URL, "line": None, "message": evil}],
+               execution={"workers": evil, "isolated": evil, "timeout_s": evil,
+                          "memory_cap_bytes": evil, evil: evil},
+               shard={"index": evil, "count": evil, "cases": evil, "of_cases": evil,
+                      "full_case_set_sha256": evil},
+               baseline={"path": evil, "xpass": [evil], "stale": [{"cases": evil}]})
+    return doc
+
+
+CONTROL = "\x00\x01\x07\x08\x0b\x0c\x1b\x7f\ufffe\ud800"
+
+
+def test_junit_parses_with_hostile_payloads_and_control_characters() -> None:
+    doc = hostile_document(CONTROL)
+    text = report.render_junit(doc)
+    root = parse(text)  # well-formed XML 1.0
+    for c in "\x00\x01\x07\x08\x0b\x0c\x1b\ufffe\ud800":
+        assert c not in text
+    cases = root.findall("testsuite/testcase")
+    assert len(cases) == 2 + len(doc["results"])  # two load-error files
+    assert cases[0].get("name") == EVIL + "\x7f"  # DEL is allowed in XML 1.0
+    first = cases[2]
+    assert first.find("failure").get("message").startswith(EVIL + "\x7f | pipe\n" + EVIL)
+    assert first.find("system-err").text.endswith(EVIL + "\x7f\n" + EVIL + "\x7f")
+    props = {p.get("name"): p.get("value")
+             for p in root.findall("testsuite/properties/property")}
+    assert props["backend"] == EVIL + "\x7f" and props["command"] == EVIL + "\x7f"
+
+
+def test_markdown_escapes_hostile_payloads() -> None:
+    md = report.render_markdown(hostile_document(CONTROL))
+    for bad in ("<script", "<img", "<svg", "</pre", "](", "\x00", "\x1b", "\x7f"):
+        assert bad not in md, bad
+    rows = [line for line in md.splitlines() if line.startswith("| generated/")]
+    assert len(rows) == 4  # FAIL, ERROR and the two TIMEOUTs
+    for row in rows:
+        assert len(re.findall(r"(?<!\\)\|", row)) == 4, row  # three cells; pipes escaped
+        assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in row
+    assert "{{7*7}}" in md  # Markdown does not evaluate it; nor did Jinja

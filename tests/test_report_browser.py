@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_report import EVIL, EVIL_URL, PAYLOADS, hostile_document
 from test_report_html import MARKUP_ID, MARKUP_MESSAGE, mixed_document, synthetic_document
 
 from conformance import report
@@ -120,3 +121,63 @@ def test_large_report_loads_quickly(browser: Any, tmp_path: Path) -> None:
     print(f"6,000-case report: loaded in {p.load_s:.3f} s, text filter {filter_s:.3f} s")
     assert p.load_s < 10
     p.page.close()
+
+
+def test_hostile_payloads_stay_text(browser: Any, tmp_path: Path) -> None:
+    """Every string of the document carries script, markup, template and javascript: URL
+    payloads: none runs or becomes an element, each is shown literally, the filters work."""
+    doc = hostile_document()
+    p = open_report(browser, tmp_path, doc)
+    page = p.page
+    page.evaluate("() => document.querySelectorAll('details.case').forEach(d => d.open = true)")
+    page.wait_for_timeout(300)  # time for any onerror / onload / onclick to fire
+    assert page.evaluate("() => typeof window.__pwned") == "undefined"
+    assert p.dialogs == [] and p.errors == []
+    assert page.evaluate(
+        "() => document.querySelectorAll('img, svg, iframe, object, embed, "
+        "[onerror], [onload]').length") == 0
+    assert page.evaluate("() => document.scripts.length") == 1
+    hrefs = page.evaluate(
+        "() => Array.from(document.querySelectorAll('[href]')).map(e => e.getAttribute('href'))")
+    assert hrefs and all(h.startswith("https://example.com/") for h in hrefs), hrefs
+
+    # shown literally, where each field is rendered
+    text = page.evaluate("() => document.body.innerText")
+    for payload in PAYLOADS:
+        assert payload in text, payload
+    assert page.locator("h1").inner_text() == (f"DirectML conformance: {EVIL} at feature level "
+                                               f"{EVIL}")
+    assert page.locator("#incomplete").inner_text().startswith("INCOMPLETE: 2 case file problems")
+    assert page.locator("#shard").inner_text().startswith(f"shard {EVIL} of {EVIL}: ")
+    assert page.locator("#load-errors li code").all_inner_texts() == [f"{EVIL}:7", EVIL_URL]
+    first = doc["results"][0]
+    row = page.locator("details.case").first
+    assert row.get_attribute("data-id") == first["id"]
+    assert row.locator(".case-id").inner_text() == first["id"]
+    assert row.locator(".msg").evaluate("e => e.textContent") == first["message"]
+    assert row.locator("pre.crash-output").evaluate("e => e.textContent") == \
+        first["crash"]["output"]
+    assert row.locator(".crash p").inner_text() == \
+        f"worker process: signal {EVIL}, exit code {PAYLOADS[0]}"
+    assert row.locator("ul.spec li").first.inner_text() == f"{EVIL} ({EVIL_URL}) § {EVIL}"
+    assert row.locator("table.mismatches td").first.inner_text() == EVIL
+    assert row.locator("ul.info li").inner_text() == EVIL
+    assert EVIL in page.locator("#provenance").inner_text()
+
+    # the filters still work
+    all_rows = [r["id"] for r in doc["results"]]
+    assert p.visible_rows() == all_rows
+    page.select_option("#f-status", "TIMEOUT")
+    assert p.visible_rows() == [r["id"] for r in doc["results"] if r["status"] == "TIMEOUT"]
+    page.select_option("#f-status", "")
+    page.select_option("#f-op", label=PAYLOADS[1])  # an operator name with spaces and quotes
+    assert p.visible_rows() == [r["id"] for r in doc["results"] if PAYLOADS[1] in r["operators"]]
+    page.select_option("#f-op", "")
+    page.fill("#f-text", '"><svg onload')
+    assert p.visible_rows() == all_rows  # every message carries it
+    page.fill("#f-text", "case-3/")
+    assert p.visible_rows() == [all_rows[3]]
+    page.fill("#f-text", "")
+    assert page.evaluate("() => typeof window.__pwned") == "undefined"
+    assert p.dialogs == [] and p.errors == []
+    page.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from markupsafe import escape
-from test_report import document, result
+from test_report import CRASH, EVIL_URL, PAYLOADS, document, hostile_document, result
 
 from conformance import report
 from conformance.cli import main
@@ -284,3 +284,77 @@ def test_float_grids_carry_a_relative_error_for_the_heat_map() -> None:
     assert [label for label, _ in rows] == ["0, :", "1, :"]
     assert rows[1][1][1]["shade"] == 0.85 and rows[0][1][1]["shade"] == 0.325
     assert grid("big", np.zeros(1000, np.float32)) is None  # only small tensors are kept
+
+
+def test_timeout_rows_crash_details_and_the_worst_status_of_a_cell() -> None:
+    assert sorted(report.WORST_FIRST) == sorted(STATUSES)
+    doc = document([
+        result("generated/layouts/a/float32", "FAIL", "differs", tags=["layouts"]),
+        result("generated/layouts/b/float32", "TIMEOUT", "ran past the timeout of 2 s",
+               tags=["layouts"], crash={"exit_code": None, "signal": "SIGKILL",
+                                        "output": "last words </pre><b>x</b>"}),
+        result("generated/layouts/c/float16", "ERROR", "crashed", tags=["layouts"],
+               crash=CRASH),
+        result("generated/layouts/d/float16", "TIMEOUT", "ran past", tags=["layouts"]),
+    ])
+    text = report.render_html(doc)
+    dtype = re.search(r'<table class="matrix" id="matrix-dtype">.*?</table>', text, re.S)
+    cells = dict(re.findall(r'<td class="st-(\w+)" title="([^"]*)"', dtype.group(0)))
+    assert cells == {"TIMEOUT": "FAIL 1, TIMEOUT 1", "ERROR": "ERROR 1, TIMEOUT 1"}
+    assert '<option value="TIMEOUT">TIMEOUT</option>' in text
+    assert ".st-TIMEOUT {" in text
+    failures = re.search(r'<div id="failures">(.*?)<h2>', text, re.S).group(1)
+    assert failures.count('<details class="case" data-status="TIMEOUT"') == 2
+    assert ('<p>worker process: signal SIGKILL</p><pre class="crash-output">last words '
+            '&lt;/pre&gt;&lt;b&gt;x&lt;/b&gt;</pre>') in text
+    assert "<p>worker process: signal SIGSEGV, exit code -11</p>" in text
+    assert text.count('<pre class="crash-output">') == 2  # none for a TIMEOUT without crash
+
+
+def test_incomplete_shard_and_execution_are_shown() -> None:
+    doc = document([result("a/ok", "PASS")])
+    doc.update(complete=False, load_errors=[
+        {"file": "cases/x.yaml", "line": 3, "message": "unknown key 'Sizes'"},
+        {"file": "cases/y.yaml", "line": None, "message": "not valid YAML"}],
+               shard={"index": 1, "count": 3, "cases": 6, "of_cases": 18,
+                      "full_case_set_sha256": "cd" * 32},
+               execution={"workers": 2, "isolated": True, "timeout_s": 60.0,
+                          "memory_cap_bytes": 3 * 2 ** 29})
+    text = report.render_html(doc)
+    assert ('<p class="headline incomplete" id="incomplete">INCOMPLETE: 2 case file problems '
+            '— cases were not run, no verdict stands</p>') in text
+    assert ('<p class="headline shard" id="shard">shard 1 of 3: 6 of 18 cases; the verdict '
+            'covers this shard only (join shards with `dmlconf merge`)</p>') in text
+    assert "<li><code>cases/x.yaml:3</code>: <span class=\"msg\">unknown key &#39;Sizes&#39;" \
+           "</span></li>" in text
+    assert "<li><code>cases/y.yaml</code>: " in text
+    assert ('<td id="execution">2 worker(s); isolated: yes; per-case timeout 60.0 s; '
+            'memory cap 1.5 GiB</td>') in text
+
+
+def test_hostile_document_renders_as_text_with_no_unsafe_link() -> None:
+    doc = hostile_document()
+    text = report.render_html(doc)
+    p = parse(text)
+    assert [t for t, _ in p.tags if t in ("img", "svg", "iframe", "object", "embed")] == []
+    assert len(p.scripts) == 1 and "__pwned" not in p.scripts[0]
+    for tag, attrs in p.tags:
+        assert not any(k.startswith("on") for k in attrs), (tag, attrs)
+        if "href" in attrs:
+            assert re.match(r"https?://", attrs["href"] or ""), attrs
+    links = [a["href"] for t, a in p.tags if t == "a"]
+    assert links and all(u.startswith("https://example.com/") for u in links)
+    assert f'<code>{escape(EVIL_URL)}</code>' in text  # the javascript: URL, shown as text
+    for payload in PAYLOADS:
+        assert str(escape(payload)) in text
+    assert "{{7*7}}" in text  # data, never a template
+    assert report.web_url("JavaScript:alert(1)") is None and report.web_url(None) is None
+    assert report.web_url(" https://x") is None and report.web_url("data:text/html,x") is None
+    assert report.web_url("HTTPS://learn.microsoft.com/") == "HTTPS://learn.microsoft.com/"
+
+
+def test_a_lone_surrogate_is_written_not_raised(tmp_path: Path) -> None:
+    doc = document([result("a/\ud800", "FAIL", "bad \udcff byte")])
+    path = tmp_path / "r.html"
+    report.write(report.render_html(doc), path)
+    assert "a/?" in path.read_text(encoding="utf-8")
