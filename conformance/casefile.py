@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -41,54 +42,215 @@ class CaseFileError(Exception):
 
 
 # -- YAML with line numbers ---------------------------------------------------------------------
+#: Limits on what a case file may ask of the loader (docs/case-format.md, "Limits").
+MAX_FILE_BYTES = 64 << 20  # refused before parsing
+MAX_DEPTH = 64  # nesting of mappings and lists
+MAX_VALUES = 4_000_000  # values with aliases expanded and defaults merged into each case
+MAX_INT_BITS = 13_000  # about 3,900 decimal digits
+
+_TAG = "tag:yaml.org,2002:"
+_STR, _INT, _FLOAT, _BOOL, _NULL, _MERGE = (
+    _TAG + t for t in ("str", "int", "float", "bool", "null", "merge"))
+#: The explicit tags a case file may use: plain data only.
+_ALLOWED_TAGS = {_TAG + t for t in ("str", "int", "float", "bool", "null", "seq", "map")}
+_IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers
+_Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present
+_SCALARS = yaml.constructor.SafeConstructor()
+
+
 class _LineDict(dict):
     line: int = 0
+    size: int = 1  # values inside, aliases expanded, itself included
     key_lines: dict
 
 class _LineList(list):
     line: int = 0
+    size: int = 1
 
 
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present
+class _RefusedError(Exception):
+    """A YAML document that is no plain case data, at a line."""
+
+    def __init__(self, line: int | None, message: str) -> None:
+        super().__init__(message)
+        self.line, self.message = line, message
 
 
-class _LineLoader(_SafeLoader):  # type: ignore[misc, valid-type]
-    """The safe loader (safe_load's constructors, libyaml's parser when available) that also
-    remembers where each mapping, sequence and key starts."""
+def _refused(event: Any, message: str) -> _RefusedError:
+    return _RefusedError(event.start_mark.line + 1, message)
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> _LineDict:
-        own = sum(1 for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge")
-        self.flatten_mapping(node)
-        first_own = len(node.value) - own  # keys merged in with '<<' come first; own ones win
-        out = _LineDict()
-        out.line = node.start_mark.line + 1
-        out.key_lines = {}
-        own_keys: set = set()
-        for i, (key_node, value_node) in enumerate(node.value):
-            key = self.construct_object(key_node, deep=True)
+
+def _show_tag(tag: str) -> str:
+    return "!!" + tag[len(_TAG):] if tag.startswith(_TAG) else tag
+
+
+def _tag_refused(event: Any, tag: str) -> _RefusedError:
+    return _refused(event, f"YAML tag {_show_tag(tag)} is not allowed: case files hold plain data")
+
+
+def _scalar(event: Any) -> Any:
+    """The value of a scalar event, resolved and constructed as PyYAML's safe loader does;
+    explicit tags other than the plain-data ones are refused."""
+    value, tag = event.value, event.tag
+    if tag is None or tag == "!":
+        if not event.implicit[0]:
+            return value
+        for t, regexp in _IMPLICIT.get(value[:1], ()):
+            if regexp.match(value):
+                tag = t
+                break
+        else:
+            return value
+    elif tag not in _ALLOWED_TAGS:
+        raise _tag_refused(event, tag)
+    if tag == _STR or tag == _MERGE:  # '<<' as a value is the text; as a key, see _compose
+        return value
+    if tag == _INT and value.isdigit() and value.isascii() and (value[0] != "0" or value == "0"):
+        if len(value) > MAX_INT_BITS // 4:
+            raise _refused(event, f"the integer {value[:20]}... has too many digits")
+        return int(value)
+    construct = _SCALARS.yaml_constructors.get(tag)
+    if construct is None:  # the implicit 'value' ('=') and 'yaml' tags: plain text here
+        return value
+    try:
+        out = construct(_SCALARS, yaml.ScalarNode(tag, value))
+    except (ValueError, KeyError, OverflowError, TypeError) as exc:
+        raise _refused(event, f"{_short(repr(value))} is not a valid {_show_tag(tag)}: "
+                       f"{_short(str(exc))}") from None
+    if isinstance(out, int) and not isinstance(out, bool) and out.bit_length() > MAX_INT_BITS:
+        raise _refused(event, f"the integer {value[:20]}... is too large")
+    return out
+
+
+def _parse_yaml(text: str) -> Any:
+    """The one YAML document of text as _LineDict, _LineList and scalars, built from the parser's
+    events without recursion: nesting, alias expansion and tags are checked on the way."""
+    parser = _Parser(text)
+    try:
+        return _compose(parser.get_event)
+    finally:
+        parser.dispose()
+
+
+_NO_KEY, _MERGE_KEY = object(), object()
+
+
+def _compose(get_event: Any) -> Any:
+    """The document of a stream of parser events. Each value counts once for every time it is
+    used (an alias counts the whole value it names), so that what later walks the document is
+    bounded by MAX_VALUES however the aliases nest."""
+    events = yaml.events
+    scalar_event, alias_event = events.ScalarEvent, events.AliasEvent
+    mapping_start, sequence_start = events.MappingStartEvent, events.SequenceStartEvent
+    mapping_end, sequence_end = events.MappingEndEvent, events.SequenceEndEvent
+    anchors: dict[str, tuple[Any, int]] = {}
+    # one entry per open collection: [container, is_mapping, the key whose value comes next
+    # (_NO_KEY: a key comes next; _MERGE_KEY: '<<'), merges, total before it, anchor]
+    stack: list[list[Any]] = []
+    total = 0
+    documents = 0
+    root: Any = None
+    while True:
+        event = get_event()
+        kind = event.__class__
+        if kind is scalar_event:
+            value = _scalar(event)
+            total += 1
+            if event.anchor is not None:
+                anchors[event.anchor] = (value, 1)
+        elif kind is mapping_start or kind is sequence_start:
+            if event.tag is not None and event.tag != "!" and event.tag not in _ALLOWED_TAGS:
+                raise _tag_refused(event, event.tag)
+            if len(stack) >= MAX_DEPTH:
+                raise _refused(event, f"mappings and lists are nested more than {MAX_DEPTH} "
+                               "deep, the limit for a case file")
+            if kind is mapping_start:
+                container: Any = _LineDict()
+                container.key_lines = {}
+            else:
+                container = _LineList()
+            container.line = event.start_mark.line + 1
+            total += 1
+            stack.append([container, kind is mapping_start, _NO_KEY, None, total, event.anchor])
+            continue
+        elif kind is mapping_end or kind is sequence_end:
+            container, _, _, merges, before, anchor = stack.pop()
+            if merges:
+                container = _merged(container, merges)
+            value = container
+            container.size = total - before + 1
+            if anchor is not None:
+                anchors[anchor] = (value, container.size)
+        elif kind is alias_event:
             try:
-                hash(key)
-            except TypeError:
-                raise yaml.constructor.ConstructorError(
-                    None, None, "a mapping key must be a plain value", key_node.start_mark
-                ) from None
-            if i >= first_own:
-                if key in own_keys:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"duplicate key {key!r}", key_node.start_mark)
-                own_keys.add(key)
-            out[key] = self.construct_object(value_node, deep=True)
-            out.key_lines[key] = key_node.start_mark.line + 1
-        return out
+                value, size = anchors[event.anchor]
+            except KeyError:
+                raise _refused(event, f"alias *{event.anchor} names no anchor defined before it "
+                               "(an anchor's own value cannot use it)") from None
+            total += size
+        elif kind is events.DocumentStartEvent:
+            documents += 1
+            if documents > 1:
+                raise _refused(event, "a second YAML document (after '---' or '...'): a case "
+                               "file holds one document")
+            continue
+        elif kind is events.StreamEndEvent:
+            return root
+        else:  # the stream's start, a document's end
+            continue
+        if total > MAX_VALUES:
+            raise _refused(event, f"the file holds more than {MAX_VALUES:,} values, the limit "
+                           "for a case file (an alias counts the values it repeats)")
+        if not stack:
+            root = value
+            continue
+        top = stack[-1]
+        container = top[0]
+        if not top[1]:
+            container.append(value)
+        elif top[2] is _NO_KEY:
+            if not isinstance(value, str):
+                raise _refused(event, _key_problem(value))
+            if value == "<<" and kind is scalar_event and event.tag is None and (
+                    event.implicit[0]):
+                top[2] = _MERGE_KEY
+            else:
+                if value in container:
+                    raise _refused(event, f"duplicate key {_short(repr(value))}")
+                container.key_lines[value] = event.start_mark.line + 1
+                top[2] = value
+        elif top[2] is _MERGE_KEY:
+            top[3] = [*(top[3] or ()), (value, event.start_mark.line + 1)]
+            top[2] = _NO_KEY
+        else:
+            container[top[2]] = value
+            top[2] = _NO_KEY
 
-    def construct_sequence(self, node: yaml.SequenceNode, deep: bool = False) -> _LineList:
-        out = _LineList(self.construct_object(child, deep=True) for child in node.value)
-        out.line = node.start_mark.line + 1
-        return out
+
+def _key_problem(key: Any) -> str:
+    if isinstance(key, (dict, list)):
+        return "a mapping key must be a plain value"
+    what = ("a boolean" if isinstance(key, bool) else "a number" if isinstance(key, (int, float))
+            else "null" if key is None else f"a {type(key).__name__}")
+    return f"the key {_short(repr(key))} is not a string (YAML reads it as {what}): quote it"
 
 
-_LineLoader.add_constructor("tag:yaml.org,2002:map", _LineLoader.construct_mapping)
-_LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_sequence)
+def _merged(own: _LineDict, merges: list[tuple[Any, int]]) -> _LineDict:
+    """A mapping with '<<' merge keys: the merged mappings' keys first (of a list of them, the
+    earlier one wins), then the mapping's own keys, which win over all merged ones."""
+    out = _LineDict()
+    out.line, out.key_lines = own.line, {}
+    for value, line in merges:
+        parts = value if isinstance(value, list) else [value]
+        for part in reversed(parts):
+            if not isinstance(part, dict):
+                raise _RefusedError(line, "'<<' merges a mapping or a list of mappings, not "
+                                    f"{_short(repr(part))}")
+            out.update(part)
+            out.key_lines.update(part.key_lines)
+    out.update(own)
+    out.key_lines.update(own.key_lines)
+    return out
 
 
 def _line_of(root: Any, path: Sequence[Any]) -> int | None:
@@ -154,13 +316,18 @@ def _validators() -> tuple[_Validator, _Validator]:
 
 def _schema_error(validator: _Validator, doc: Any, path: str | Path,
                   prefix: Sequence[Any] = ()) -> CaseFileError | None:
-    errors = validator.errors(_plain(doc))
-    if not errors:
-        return None
-    err = jsonschema.exceptions.best_match(errors)
+    try:
+        errors = validator.errors(_plain(doc))
+        if not errors:
+            return None
+        err = jsonschema.exceptions.best_match(errors)
+        message = _schema_message(err)
+    except RecursionError:  # MAX_DEPTH keeps documents far from this
+        return CaseFileError(path, getattr(doc, "line", None), f"{'/'.join(map(str, prefix))}: "
+                             "nested too deeply to check against the schema")
     where = "/".join(str(p) for p in [*prefix, *err.absolute_path]) or "(top)"
     at = [*err.absolute_path, *_unknown_keys(err)[:1]]  # an unknown key: its own line
-    return CaseFileError(path, _line_of(doc, at), f"{where}: {_schema_message(err)}")
+    return CaseFileError(path, _line_of(doc, at), f"{where}: {_short(message)}")
 
 
 def _unknown_keys(err: jsonschema.ValidationError) -> list[Any]:
@@ -272,77 +439,186 @@ class Case:
 
 
 # -- loading --------------------------------------------------------------------------------------
-def case_files(paths: Iterable[str | Path]) -> list[Path]:
-    """The .yaml/.yml files under the given files and folders, in a stable order."""
+def case_files(paths: Iterable[str | Path],
+               errors: list[CaseFileError] | None = None) -> list[Path]:
+    """The .yaml/.yml files under the given files and folders, in a stable order. A path that
+    does not exist is an error (raised, or appended to errors and skipped)."""
     found: list[Path] = []
     for p in map(Path, paths):
-        if p.is_dir():
-            found += sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml"))
-        elif p.is_file():
-            found.append(p)
-        else:
-            raise CaseFileError(p, None, "no such file or folder")
+        try:
+            if p.is_dir():
+                found += sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml"))
+            elif p.exists():
+                found.append(p)
+            else:
+                _fail(CaseFileError(p, None, "no such file or folder"), errors)
+        except OSError as exc:
+            _fail(CaseFileError(p, None, f"cannot read: {exc.strerror or exc}"), errors)
     return found
 
 
-def load_cases(paths: Iterable[str | Path]) -> list[Case]:
-    """Every case under paths, ids unique across them."""
+def _fail(error: CaseFileError, errors: list[CaseFileError] | None) -> list[Case]:
+    """Raise error, or with a list to collect into, append it and go on (with no cases)."""
+    if errors is None:
+        raise error
+    errors.append(error)
+    return []
+
+
+def load_cases(paths: Iterable[str | Path],
+               errors: list[CaseFileError] | None = None) -> list[Case]:
+    """Every case under paths, ids unique across them.
+
+    errors None: the first problem raises its CaseFileError. A list: every problem is appended
+    to it and loading goes on: a file that cannot be read, parsed or fails the file-level
+    checks is skipped whole; a case that fails its checks, or whose id an earlier case has,
+    is dropped alone and the file's other cases are kept."""
     cases: list[Case] = []
     seen: dict[str, Case] = {}
-    for path in case_files(paths):
-        for case in load_file(path):
+    for path in case_files(paths, errors):
+        for case in load_file(path, errors):
             if case.id in seen:
                 first = seen[case.id]
-                raise CaseFileError(path, case.line, f"case id {case.id!r} is already used at "
-                                                     f"{first.file}:{first.line}")
+                _fail(CaseFileError(path, case.line, f"case id {case.id!r} is already used at "
+                                                     f"{first.file}:{first.line}"), errors)
+                continue
             seen[case.id] = case
             cases.append(case)
     return cases
 
 
-def load_file(path: str | Path) -> list[Case]:
+def load_file(path: str | Path, errors: list[CaseFileError] | None = None) -> list[Case]:
+    """The cases of one file (errors: as for load_cases)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CaseFileError(path, None, f"cannot read: {exc}") from None
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        return _fail(CaseFileError(path, None, f"cannot read: {exc.strerror or exc}"), errors)
+    if len(data) > MAX_FILE_BYTES:
+        return _fail(CaseFileError(path, None, f"the file is larger than {_mib(MAX_FILE_BYTES)}, "
+                                               "the limit for a case file"), errors)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return _fail(CaseFileError(path, line, f"not UTF-8 text: byte 0x{data[exc.start]:02x} "
+                                               f"in column {column} ({exc.reason})"), errors)
     # Loading makes many small acyclic objects; the cyclic collector's passes over them cost
     # more than the loading itself, so it is paused meanwhile (nothing here makes cycles).
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return load_text(text, path)
+        return load_text(text, path, errors)
     finally:
         if enabled:
             gc.enable()
 
 
-def load_text(text: str, path: str | Path = "<text>") -> list[Case]:
+def _mib(n: int) -> str:
+    return f"{n >> 20} MiB"
+
+
+#: In a message, a value shown from the file is cut to this many characters.
+_SHOWN = 200
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + " ..."
+
+
+def _parse(text: str, path: str | Path) -> Any:
+    """The YAML document of text; CaseFileError for anything that is no plain YAML data."""
+    if len(text) > MAX_FILE_BYTES:
+        raise CaseFileError(path, None, f"the text is larger than {_mib(MAX_FILE_BYTES)}, the "
+                                        "limit for a case file")
     try:
-        doc = yaml.load(text, Loader=_LineLoader)
+        return _parse_yaml(text)
+    except _RefusedError as exc:
+        raise CaseFileError(path, exc.line, exc.message) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         raise CaseFileError(path, line, f"not valid YAML: {exc.problem or exc}") from None
+    except yaml.reader.ReaderError as exc:
+        character = exc.character
+        shown = f"#x{character:04x}" if isinstance(character, int) else repr(character)
+        raise CaseFileError(path, _line_at(text, exc.position), f"not valid YAML: character "
+                            f"{shown} is not allowed ({exc.reason})") from None
     except yaml.YAMLError as exc:
-        raise CaseFileError(path, None, f"not valid YAML: {exc}") from None
-    if not isinstance(doc, dict):
-        raise CaseFileError(path, getattr(doc, "line", 1),
-                            "a case file is a mapping with a 'cases' list")
-    file_validator, case_validator = _validators()
-    error = _schema_error(file_validator, doc, path)
-    if error:
-        raise error
-    defaults = doc.get("defaults", {})
-    cases = []
-    for i, item in enumerate(doc["cases"]):
-        merged = _LineDict({**defaults, **item})
-        merged.line = item.line
-        merged.key_lines = {**{k: defaults.key_lines[k] for k in defaults}, **item.key_lines}
-        error = _schema_error(case_validator, merged, path, ("cases", i))
+        raise CaseFileError(path, None, f"not valid YAML: {_short(str(exc))}") from None
+    except UnicodeError as exc:  # a str that is no text (a lone surrogate)
+        raise CaseFileError(path, _line_at(text, getattr(exc, "start", None)),
+                            f"not valid text: {exc.reason if hasattr(exc, 'reason') else exc}"
+                            ) from None
+
+
+def _line_at(text: str, position: int | None) -> int | None:
+    """The line of a character position of text (libyaml counts UTF-8 bytes: close enough)."""
+    if not isinstance(position, int) or position < 0:
+        return None
+    return text.count("\n", 0, position) + 1
+
+
+def load_text(text: str, path: str | Path = "<text>",
+              errors: list[CaseFileError] | None = None) -> list[Case]:
+    """The cases of a case file's text; path names it in errors (errors: as for load_cases)."""
+    try:
+        doc = _parse(text, path)
+        if not isinstance(doc, dict):
+            raise CaseFileError(path, getattr(doc, "line", 1),
+                                "a case file is a mapping with a 'cases' list")
+        file_validator, case_validator = _validators()
+        error = _schema_error(file_validator, doc, path)
         if error:
             raise error
-        cases.append(_build(merged, path))
+        defaults = doc.get("defaults", _LineDict())
+        _check_work(doc["cases"], defaults, path)
+    except CaseFileError as exc:
+        return _fail(exc, errors)
+    cases = []
+    for i, item in enumerate(doc["cases"]):
+        try:
+            merged = _LineDict({**defaults, **item})
+            merged.line = item.line
+            merged.key_lines = {**{k: defaults.key_lines[k] for k in defaults}, **item.key_lines}
+            error = _schema_error(case_validator, merged, path, ("cases", i))
+            if error:
+                raise error
+            cases.append(_build_checked(merged, path))
+        except CaseFileError as exc:
+            _fail(exc, errors)
     return cases
+
+
+def _check_work(items: list[Any], defaults: dict[str, Any], path: str | Path) -> None:
+    """Each case is checked with the defaults merged into it: the values that makes, over all
+    the cases, are bounded as the file's own are (a large 'defaults' times many cases)."""
+    total = 0
+    for item in items:
+        total += item.size + sum(getattr(v, "size", 1) + 1 for k, v in defaults.items()
+                                 if k not in item)
+    if total > MAX_VALUES:
+        raise CaseFileError(path, getattr(defaults, "line", None) or None,
+                            f"with 'defaults' merged into each of its {len(items)} cases the "
+                            f"file holds more than {MAX_VALUES:,} values")
+
+
+#: The words of an error that a check let escape (a loader bug: the fuzz tests look for them).
+UNEXPECTED = "could not be checked (a loader bug; please report it)"
+
+
+def _build_checked(item: _LineDict, path: str | Path) -> Case:
+    """_build, whose failures are all CaseFileErrors that name the case."""
+    try:
+        return _build(item, path)
+    except CaseFileError:
+        raise
+    except (ArithmeticError, LookupError, TypeError, ValueError, MemoryError,
+            RecursionError) as exc:
+        raise CaseFileError(path, item.line, f"case {item['id']}: {UNEXPECTED}: "
+                                             f"{type(exc).__name__}: {_short(str(exc))}"
+                            ) from None
 
 
 def _schema_message(err: jsonschema.ValidationError) -> str:
@@ -389,8 +665,8 @@ def _build(item: _LineDict, path: str | Path) -> Case:
         try:
             descs = {n: TensorDesc.from_json(d) for n, d in rc["tensors"].items()}
             call = op.make_call(descs, rc["attributes"])
-        except ValueError as exc:
-            raise fail(str(exc), *keys, "attributes") from None
+        except (ValueError, OverflowError, TypeError) as exc:  # OverflowError: 1e400 as FLOAT
+            raise fail(_short(str(exc)), *keys, "attributes") from None
         calls.append(NamedCall(name, call))
 
     case = Case(id=item["id"], feature_level=level, spec=spec, calls=tuple(calls), inputs={},
@@ -459,8 +735,9 @@ def _build(item: _LineDict, path: str | Path) -> Case:
                     make(e[kind], case.desc(full))
                 except sources.SourceError as exc:
                     raise fail(str(exc), "expected", text) from None
-                except ValueError as exc:  # NumPy's own: e.g. a list where a number belongs
-                    raise fail(f"{kind}: {exc}", "expected", text) from None
+                except (ValueError, OverflowError, TypeError) as exc:  # NumPy's own: e.g. a
+                    # list where a number belongs, an integer beyond float64 on a float type
+                    raise fail(f"{kind}: {_short(str(exc))}", "expected", text) from None
                 expected[full] = expectation
         object.__setattr__(case, "expected", expected)
     relations = []
@@ -511,7 +788,8 @@ def _take(spec: dict[str, Any] | None, sizes: Sequence[int], fail: Any) -> Take 
     """Parse a {axis, indices} selection against the Sizes it applies to."""
     if spec is None:
         return None
-    axis, indices = spec["axis"], tuple(spec["indices"])
+    # the schema's integers include 2.0: indices and axis are ints from here on
+    axis, indices = int(spec["axis"]), tuple(int(i) for i in spec["indices"])
     if not 0 <= axis < len(sizes):
         raise fail(f"take: axis {axis} is not a dimension of Sizes {list(sizes)}")
     if any(not 0 <= i < sizes[axis] for i in indices):
@@ -531,6 +809,11 @@ def _check_source(source: Source, desc: TensorDesc, fail: Any) -> None:
                 raise fail(f"a buffer needs a buffer size: {_strides_problem(desc)}")
             sources.buffer_image(source.params, desc)
         elif source.kind in sources.GENERATED:
+            if source.kind == "random":
+                for key in ("low", "high", "mean", "std"):
+                    value = source.params.get(key, 0)
+                    if not (isinstance(value, int) or math.isfinite(value)):
+                        raise fail(f"random: {key} must be a finite number, not {value!r}")
             if source.kind == "constant":  # the value must be one of the type
                 sources.generate(source.kind, source.params, TensorDesc(desc.data_type, (1,)))
             if source.sha256 is None:
@@ -543,9 +826,10 @@ def _check_source(source: Source, desc: TensorDesc, fail: Any) -> None:
                            f"{got})")
     except sources.SourceError as exc:
         raise fail(str(exc)) from None
-    except (ValueError, OverflowError) as exc:  # NumPy's own (a list where a number belongs)
+    except (ValueError, OverflowError, TypeError) as exc:  # NumPy's own (a list where a
+        # number belongs, an integer beyond float64 where a float is made)
         raise fail(f"{source.kind}: cannot make {desc.data_type.name} values of Sizes "
-                   f"{list(desc.sizes)}: {exc}") from None
+                   f"{list(desc.sizes)}: {_short(str(exc))}") from None
 
 
 def _check_layout(desc: TensorDesc, facts: dict[str, Any], source: Source | None

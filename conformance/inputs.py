@@ -23,6 +23,15 @@ class SourceError(ValueError):
     """Values that do not fit the tensor they are meant for."""
 
 
+def _show(value: Any) -> str:
+    """A value for a message: an integer of hundreds of digits is cut short."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        return f"{str(value)[:20]}... ({len(str(value))} digits)" if value.bit_length() < 13_000 \
+            else f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 100 else text[:100] + "..."
+
+
 def scalar(value: Any, data_type: DataType) -> Any:
     """A YAML scalar as a value of the data type: numbers, or for floats 'nan', 'inf', '-inf'."""
     if isinstance(value, bool):
@@ -33,7 +42,7 @@ def scalar(value: Any, data_type: DataType) -> Any:
             return float(text)
         if text.startswith(("0x", "-0x")):
             return int(text, 16)
-        raise SourceError(f"{value!r} is not a number")
+        raise SourceError(f"{_show(value)} is not a number")
     return value
 
 
@@ -58,9 +67,9 @@ def to_dtype(values: np.ndarray, data_type: DataType, what: str) -> np.ndarray:
     info = np.iinfo(dtype)
     for v in values.ravel():
         if not (isinstance(v, (int, np.integer)) or (isinstance(v, float) and v.is_integer())):
-            raise SourceError(f"{what}: {v!r} is not an integer of {data_type.name}")
+            raise SourceError(f"{what}: {_show(v)} is not an integer of {data_type.name}")
         if not info.min <= int(v) <= info.max:
-            raise SourceError(f"{what}: {v!r} is out of range for {data_type.name}")
+            raise SourceError(f"{what}: {_show(v)} is out of range for {data_type.name}")
     return np.array([int(v) for v in values.ravel()], dtype=dtype).reshape(values.shape)
 
 
@@ -125,7 +134,7 @@ def generate(kind: str, params: Any, desc: TensorDesc) -> np.ndarray:
 
 
 def _random(params: dict[str, Any], data_type: DataType, n: int) -> np.ndarray:
-    rng = np.random.default_rng(params["seed"])
+    rng = np.random.default_rng(int(params["seed"]))  # the schema's integers include 1.0
     dist = params["distribution"]
     dtype = data_type.numpy_dtype
     if dist == "bits":

@@ -187,7 +187,8 @@ class TensorDesc:
             data_type=DataType.parse(obj["DataType"]),
             sizes=tuple(int(s) for s in obj["Sizes"]),
             strides=None if strides is None else tuple(int(s) for s in strides),
-            total_tensor_size_in_bytes=obj.get("TotalTensorSizeInBytes"),
+            total_tensor_size_in_bytes=None if obj.get("TotalTensorSizeInBytes") is None
+            else int(obj["TotalTensorSizeInBytes"]),  # an int even where the file says 8.0
             guaranteed_base_offset_alignment=int(obj.get("GuaranteedBaseOffsetAlignment", 0)),
         )
 

@@ -401,10 +401,12 @@ def test_python_tags_are_refused_and_never_run(tmp_path: Path) -> None:
     text = fault(VALID, 12, "{values: [1, 2, 3, 4, 5, 6]}",
                  f"!!python/object/apply:os.mkdir [{str(marker)!r}]")
     path = write(tmp_path, text)
-    assert_error(load_error(path), path, 12, "not valid YAML", "python/object/apply:os.mkdir")
+    assert_error(load_error(path), path, 12, "YAML tag !!python/object/apply:os.mkdir is not "
+                 "allowed: case files hold plain data")
     assert not marker.exists()
     path = write(tmp_path, "# a python object\ncases: !!python/object:collections.OrderedDict {}\n")
-    assert_error(load_error(path), path, 2, "not valid YAML", "python/object")
+    assert_error(load_error(path), path, 2, "YAML tag !!python/object:collections.OrderedDict is "
+                 "not allowed")
 
 
 def test_duplicate_case_ids_across_two_files(tmp_path: Path) -> None:
@@ -431,7 +433,10 @@ def test_missing_and_unreadable_paths(tmp_path: Path) -> None:
     assert "no such file or folder" in str(info.value)
     path = tmp_path / "latin1.yaml"
     path.write_bytes(b"cases: [\xff]\n")
-    assert "cannot read" in load_error(path).message
+    assert_error(load_error(path), path, 1, "not UTF-8 text: byte 0xff in column 9")
+    with pytest.raises(CaseFileError) as info:
+        load_file(tmp_path)  # a folder
+    assert info.value.message.startswith("cannot read: ")
 
 
 # -- the model the loader builds ------------------------------------------------------------------
