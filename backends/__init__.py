@@ -21,7 +21,7 @@ from backends.base import Backend, Capabilities, DescRejected
 from conformance.levels import FeatureLevel
 
 __all__ = ["BUILTIN", "Backend", "BackendLoadError", "Capabilities", "DescRejected",
-           "load_backend", "registered"]
+           "backend_class", "load_backend", "registered"]
 
 ENTRY_POINT_GROUP = "dml_conformance.backends"
 
@@ -82,9 +82,15 @@ def _load_class(target: str) -> type:
     return cls
 
 
+def backend_class(spec: str) -> type[Backend]:
+    """The class a backend spec names, imported but not built (a backend's module imports
+    its native libraries when the backend is built, not before)."""
+    return _load_class(registered().get(spec, spec))
+
+
 def load_backend(spec: str, feature_level: FeatureLevel | None = None) -> Backend:
     """Build the backend named by spec, claiming feature_level (default: its highest)."""
-    cls = _load_class(registered().get(spec, spec))
+    cls = backend_class(spec)
     try:
         return cls(feature_level=feature_level)
     except ValueError as exc:

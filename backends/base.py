@@ -83,6 +83,10 @@ class Backend(ABC):
     """
 
     name: str = "backend"
+    #: Whether the backend runs native code (a JIT, a GPU runtime, a C++ library) that can
+    #: crash, hang or exhaust memory: `dmlconf run` then isolates it in worker processes by
+    #: default (conformance.workers).
+    native: bool = False
 
     def __init__(self, feature_level: FeatureLevel | None = None) -> None:
         highest = self.capabilities.feature_level

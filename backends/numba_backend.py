@@ -64,6 +64,7 @@ def twice_range(lo: np.ndarray, hi: np.ndarray | None = None, w: np.ndarray | No
 
 class NumbaBackend(Backend):
     name = "numba"
+    native = True
 
     def __init__(self, feature_level: FeatureLevel | None = None) -> None:
         try:

@@ -58,6 +58,7 @@ def short_error(exc: BaseException) -> str:
 
 class OnnxRuntimeBackend(Backend):
     name = "onnxruntime"
+    native = True
     provider = "CPUExecutionProvider"
     install_hint = INSTALL
 

@@ -196,6 +196,7 @@ class TorchBackend(Backend):
     """torch on the CPU."""
 
     name = "torch"
+    native = True
     device = "cpu"
 
     def __init__(self, feature_level: FeatureLevel | None = None) -> None:

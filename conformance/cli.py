@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -13,12 +15,15 @@ from typing import TextIO
 
 import yaml
 
-from backends import BackendLoadError, load_backend
-from conformance import __version__, ops, results
+from backends import BackendLoadError, backend_class, load_backend
+from conformance import __version__, ops, results, shards
+from conformance import journal as journals
 from conformance.casefile import Case, CaseFileError, case_set_hash, load_cases, select
+from conformance.journal import JournalError
 from conformance.levels import FeatureLevel
-from conformance.results import Result
-from conformance.runner import run_cases
+from conformance.results import FAILING, Result
+from conformance.runner import default_memory_cap, run_cases
+from conformance.workers import DEFAULT_TIMEOUT_S, Execution, Pool, WorkerError, available_cpus
 
 DEFAULT_JSON = "reports/results.json"
 
@@ -49,7 +54,7 @@ class Progress:
         self.counts[result.status] += 1
         if self.quiet:
             return
-        if result.status in ("FAIL", "ERROR"):
+        if result.status in FAILING:
             self._clear()
             first = result.message.splitlines()[0] if result.message else ""
             self.stream.write(f"{result.status} {result.id}: {first[:300]}\n")
@@ -72,14 +77,71 @@ class Progress:
             self.stream.write("\r\033[K")
 
 
-def _load(args: argparse.Namespace) -> tuple[list[Case], list[Path]]:
+def _load(args: argparse.Namespace, errors: list[CaseFileError] | None = None,
+          allow_none: bool = False) -> tuple[list[Case], list[Path]]:
+    """The selected cases. errors: a list to collect the problems of case files in (each
+    file's or case's problem is listed there and loading goes on), else the first raises.
+    Each problem is also printed."""
     paths = [Path(p) for p in args.cases] if args.cases else default_case_paths()
-    cases = select(load_cases(paths), args.k)
-    if not cases:
+    for path in paths:  # a mistyped path is a usage error, not a problem of a case file
+        if not path.exists():
+            raise CaseFileError(path, None, "no such file or folder")
+    cases = select(load_cases(paths, errors) if errors is not None else load_cases(paths),
+                   args.k)
+    for e in errors or []:
+        print(f"dmlconf: case file problem (its cases are not run): {e}", file=sys.stderr)
+    if not cases and not allow_none:
         where = ", ".join(str(p) for p in paths)
         raise CaseFileError(where, None, "no case selected" + (
-            f" by -k {' '.join(args.k)}" if args.k else ""))
+            f" by -k {' '.join(args.k)}" if args.k else "") + (
+            f" ({len(errors)} problem(s) in the case files)" if errors else ""))
     return cases, paths
+
+
+#: Cases per worker below which another worker does not pay for its start (~0.5 s).
+CASES_PER_WORKER = 100
+
+
+def default_workers(cases: int) -> int:
+    """The CPUs this process may use, but no more than one worker per CASES_PER_WORKER."""
+    return max(1, min(available_cpus(), cases // CASES_PER_WORKER))
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """'512M', '2GiB', '1.5g', '1000000' -> bytes (K, M, G, T are powers of 1024)."""
+    m = _SIZE.match(text)
+    if not m:
+        raise ValueError(f"--memory-cap {text!r}: give a size such as 512M, 2G or 2GiB")
+    scale = 1024 ** " kmgt".index(m.group(2).lower() or " ")
+    return int(float(m.group(1)) * scale)
+
+
+def _execution(args: argparse.Namespace, cases: int, native: bool) -> Execution:
+    """How this run executes its cases, from the options and the backend's kind."""
+    if args.workers is not None and args.workers < 1:
+        raise ValueError("--workers must be 1 or more")
+    workers = min(args.workers or default_workers(cases), max(cases, 1))
+    isolated = args.isolate if args.isolate is not None else (native or workers > 1)
+    if not isolated and workers > 1:
+        raise ValueError("--no-isolate runs the cases in this process, one at a time: "
+                         "it takes --workers 1")
+    if args.timeout is not None and args.timeout < 0:
+        raise ValueError("--timeout must be 0 (none) or more seconds")
+    timeout = DEFAULT_TIMEOUT_S if args.timeout is None else (args.timeout or None)
+    cap = (parse_size(args.memory_cap) if args.memory_cap
+           else default_memory_cap(workers if isolated else 1))
+    return Execution(workers=workers, isolated=isolated, timeout_s=timeout, memory_cap=cap)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (a cancelled CI job), handled as Ctrl-C: the journal keeps what is done."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise _Terminated()
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -88,35 +150,103 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.strict and not args.baseline:
         raise ValueError("--strict needs --baseline")
     known = baselines.load(args.baseline) if args.baseline else None  # before running anything
-    cases, paths = _load(args)
+    problems: list[CaseFileError] = []
+    cases, paths = _load(args, problems, allow_none=bool(args.shard))
+    shard = None
+    if args.shard:
+        full = cases
+        cases, shard = shards.take(full, *shards.parse(args.shard))
+        if not full:
+            _load(args, problems)  # nothing selected at all: say so
     level = FeatureLevel.parse(args.level) if args.level else None
-    backend = load_backend(args.backend, level)
-    claimed = backend.claimed_level
+    execution = _execution(args, len(cases), backend_class(args.backend).native)
     out = sys.stderr
-    out.write(f"dmlconf {__version__}: {len(cases)} cases, backend {args.backend} "
-              f"({type(backend).__name__}), feature level {claimed}\n")
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    t0 = time.perf_counter()
-    progress = Progress(len(cases), out, args.quiet)
-    found = run_cases(cases, backend, progress)
+    journal = journals.Journal(journals.path_for(args.json), {
+        "backend": args.backend, "feature_level": args.level or "highest",
+        "case_set_sha256": case_set_hash(cases), "shard": shard, "started_at": started_at},
+        resume=args.resume)
+    todo = [c for c in cases if c.id not in journal.done]
+    pool = Pool(args.backend, level, execution) if execution.isolated else None
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread
+        previous = None
+    try:
+        if pool:
+            info = pool.ready()
+            class_path, class_name = info["class"], info["class_name"]
+            capabilities, claimed = info["capabilities"], FeatureLevel.parse(
+                info["claimed_level"])
+        else:
+            backend = load_backend(args.backend, level)
+            class_path = f"{type(backend).__module__}.{type(backend).__qualname__}"
+            class_name, capabilities = type(backend).__name__, backend.capabilities.to_json()
+            claimed = backend.claimed_level
+        how = (f"{execution.workers} isolated worker(s), timeout "
+               f"{execution.timeout_s or 'none'} s" if execution.isolated else "in-process")
+        of = f" (shard {args.shard} of {shard['of_cases']})" if shard else ""
+        out.write(f"dmlconf {__version__}: {len(cases)} cases{of}, "
+                  f"backend {args.backend} ({class_name}), feature level {claimed}, {how}\n")
+        if journal.done:
+            out.write(f"resuming {journal.path}: {len(cases) - len(todo)} case(s) done, "
+                      f"{len(todo)} to run\n")
+        elif journal.replaced:
+            out.write(f"note: the journal of an unfinished run at {journal.path} was replaced "
+                      "(--resume continues such a run)\n")
+        t0 = time.perf_counter()
+        progress = Progress(len(todo), out, args.quiet)
+
+        def record(result: Result) -> None:
+            journal.add(result)
+            progress(result)
+
+        if pool:
+            with pool:
+                new = pool.run(todo, record)
+        else:
+            new = run_cases(todo, backend, record, memory_cap=execution.memory_cap)
+    except KeyboardInterrupt as exc:
+        if pool:
+            pool.close()
+        journal.close()
+        what = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
+        kept = len(journal.done) + (progress.done if "progress" in locals() else 0)
+        print(f"dmlconf: {what} after {kept} of {len(cases)} cases; their results are kept in "
+              f"{journal.path}, and {args.json} was not touched. To finish the run, repeat "
+              f"the command with --resume.", file=sys.stderr)
+        return 130
+    except BaseException:
+        if pool:
+            pool.close()
+        journal.close()
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     duration = time.perf_counter() - t0
+    by_id = {**journal.done, **{r.id: r for r in new}}
+    found = [by_id[c.id] for c in cases]
     applied = baselines.apply(known, found) if known else None
     if applied:
         found = applied.results
     doc = results.document(
         found,
-        backend={"name": args.backend, "class": f"{type(backend).__module__}."
-                                                 f"{type(backend).__qualname__}",
-                 "capabilities": backend.capabilities.to_json()},
-        case_set_sha256=case_set_hash(cases), claimed=claimed, started_at=started_at,
+        backend={"name": args.backend, "class": class_path, "capabilities": capabilities},
+        case_set_sha256=case_set_hash(cases), claimed=claimed,
+        started_at=journal.run["started_at"],
         finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         duration_s=duration, command=shlex.join(["dmlconf", *getattr(args, "argv", sys.argv[1:])]),
         case_paths=[str(p) for p in paths],
-        baseline=applied.to_json(args.baseline) if applied else None)
+        baseline=applied.to_json(args.baseline) if applied else None,
+        load_errors=[{"file": e.path, "line": e.line, "message": e.message} for e in problems],
+        execution={**execution.to_json(), "resumed_cases": len(journal.done)}, shard=shard)
     results.write(doc, args.json)
+    journal.finish()
     _write_reports(doc, args)
     _print_summary(doc, found, args.json, duration)
-    return results.exit_status(found, strict=args.strict)
+    return results.exit_status(found, strict=args.strict) or int(bool(problems))
 
 
 def _print_summary(doc: dict, found: list[Result], json_path: str, duration: float) -> None:
@@ -135,7 +265,7 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, duration: flo
         print(f"  feature level {level}: {word} ({v['PASS'] + v.get('XPASS', 0)}/"
               f"{v['mandatory']} mandatory cases pass; FAIL {v['FAIL']}, ERROR {v['ERROR']}, "
               f"NOT_SUPPORTED {v['NOT_SUPPORTED']}{xfail})")
-    shown = [r for r in found if r.status in ("FAIL", "ERROR")]
+    shown = [r for r in found if r.status in FAILING]
     for r in shown[:20]:
         print(f"  {r.status} {r.id}: {r.message.splitlines()[0][:200] if r.message else ''}")
     if len(shown) > 20:
@@ -146,7 +276,29 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, duration: flo
             print(f"  XPASS {case_id}: passed, but the baseline {known['path']} expects a failure")
         for e in known["stale"]:
             print(f"  stale baseline entry {e['cases']!r} ({e['status']}): {e['why']}")
+    if doc["load_errors"]:
+        print(f"  INCOMPLETE: {len(doc['load_errors'])} case file problem(s); their cases were "
+              "not run, so no verdict stands:")
+        for e in doc["load_errors"][:20]:
+            where = f"{e['file']}:{e['line']}" if e["line"] else e["file"]
+            print(f"    {where}: {e['message'].splitlines()[0][:300]}")
+    if doc["shard"]:
+        sh = doc["shard"]
+        print(f"  shard {sh['index']}/{sh['count']}: {sh['cases']} of {sh['of_cases']} cases; "
+              "the verdict covers this shard only (join the shards with dmlconf merge)")
     print(f"results: {json_path}")
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    docs = shards.load(args.shards)
+    command = shlex.join(["dmlconf", *getattr(args, "argv", sys.argv[1:])])
+    doc = shards.merge(docs, command)
+    results.write(doc, args.json)
+    _write_reports(doc, args)
+    found = [Result(**{k: v for k, v in r.items() if k in Result.__dataclass_fields__})
+             for r in doc["results"]]
+    _print_summary(doc, found, args.json, float(doc["duration_s"]))
+    return results.exit_status(found) or int(not doc["complete"])
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -195,15 +347,17 @@ def _report_options(q: argparse.ArgumentParser) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    cases, _ = _load(args)
+    problems: list[CaseFileError] = []
+    cases, _ = _load(args, problems)
     for case in cases:
         if args.verbose:
             expect = "rejected" if case.rejected else "valid"
             print(f"{case.id}\t{','.join(case.operators)}\t{case.feature_level}\t{expect}")
         else:
             print(case.id)
-    print(f"{len(cases)} cases", file=sys.stderr)
-    return 0
+    print(f"{len(cases)} cases" + (f"; {len(problems)} case file problem(s)" if problems
+                                   else ""), file=sys.stderr)
+    return int(bool(problems))
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -289,7 +443,37 @@ def parser() -> argparse.ArgumentParser:
                           "(docs/baselines.md)")
     run.add_argument("--strict", action="store_true",
                      help="with --baseline: exit 1 also when a known failure passes (XPASS)")
+    par = run.add_argument_group("execution (docs/robustness.md)")
+    par.add_argument("--workers", type=int, metavar="N",
+                     help="worker processes (default: the CPUs, at most one per "
+                          f"{CASES_PER_WORKER} cases); more than 1 isolates")
+    par.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=None,
+                     help="run the backend in worker processes, so that a crash, hang or "
+                          "memory exhaustion fails one case, not the run (default: for native "
+                          "backends and more than one worker)")
+    par.add_argument("--timeout", type=float, metavar="S",
+                     help=f"seconds a case may run in an isolated worker before it is a "
+                          f"TIMEOUT (default: {DEFAULT_TIMEOUT_S:g}; 0: none)")
+    par.add_argument("--memory-cap", metavar="SIZE",
+                     help="memory per process for running cases, e.g. 2G: a case whose "
+                          "buffers do not fit is refused before allocating; isolated workers "
+                          "are capped there (Linux) (default: half the memory, shared by the "
+                          "workers)")
+    par.add_argument("--shard", metavar="K/N",
+                     help="run only the K-th of N round-robin shards of the selected cases "
+                          "(join the results with dmlconf merge)")
+    par.add_argument("--resume", action="store_true",
+                     help="finish an interrupted run: run only the cases its journal "
+                          "(JSON.journal) lacks")
     run.set_defaults(func=cmd_run)
+
+    mrg = sub.add_parser("merge", help="join the results files of the shards of a run "
+                                       "(dmlconf run --shard K/N) into one")
+    mrg.add_argument("shards", nargs="+", metavar="SHARD.json")
+    mrg.add_argument("--json", default=DEFAULT_JSON, metavar="PATH",
+                     help=f"the merged results file (default: {DEFAULT_JSON})")
+    _report_options(mrg)
+    mrg.set_defaults(func=cmd_merge)
 
     cmp = sub.add_parser("compare", help="compare two results files: what newly fails or "
                                          "passes (exit 1 when anything newly fails)")
@@ -352,7 +536,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into e.g. head
         sys.stderr.close()
         return 0
-    except (CaseFileError, BackendLoadError, ValueError, OSError) as exc:
+    except (CaseFileError, BackendLoadError, WorkerError, JournalError, ValueError,
+            OSError) as exc:
         print(f"dmlconf: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

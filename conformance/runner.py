@@ -12,6 +12,7 @@ outputs pre-filled), create the operator, execute, and judge:
 
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from collections.abc import Callable, Iterable
@@ -41,6 +42,30 @@ OUTPUT_FILLS = (0xCD, 0x32)  # the second run is made only when the first proves
 CALL_FILL_STEP = 0x3B  # the n-th call of a chain fills its outputs with fill + n * step
 #: Buffers above this size are not materialised (a rejected desc may describe a huge tensor).
 MAX_BUFFER_BYTES = 1 << 30
+#: The harness holds about this many working copies of a case's buffers (the guarded
+#: bindings, input snapshots, outputs read back, expected values): a case is run only when
+#: that much fits the memory cap.
+WORKING_COPIES = 4
+
+
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes, where the OS says (POSIX), else None."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def default_memory_cap(processes: int = 1) -> int:
+    """The memory one process running cases may use: half the machine's memory shared by the
+    processes (4 GiB where the OS does not say), at least 256 MiB."""
+    total = physical_memory() or 8 << 30
+    return max(256 << 20, total // 2 // max(processes, 1))
+
+
+def case_bytes(case: Case) -> int:
+    """The bytes of every buffer a case binds (TotalTensorSizeInBytes of all its tensors)."""
+    return sum(d.total_size for named in case.calls for d in named.call.tensors.values())
 
 
 class CaseError(Exception):
@@ -101,11 +126,21 @@ class _Binding:
         return read_tensor(self.desc, self.buffer)
 
 
-def _allocate(desc: TensorDesc, fill: int) -> _Binding:
+class OverBudget(CaseError):  # noqa: N818 - reads as what happened: the case is over budget
+    """A buffer the runner will not materialise: beyond MAX_BUFFER_BYTES or the memory cap."""
+
+
+def _allocate(desc: TensorDesc, fill: int, budget: list[int] | None = None) -> _Binding:
+    """A guarded binding of desc, its bytes set to fill. budget: [bytes left], charged."""
     total = desc.total_size
     if total > MAX_BUFFER_BYTES:
-        raise CaseError(f"a {total}-byte buffer is beyond what the runner materialises "
-                        f"({MAX_BUFFER_BYTES})")
+        raise OverBudget(f"a {total}-byte buffer is beyond what the runner materialises "
+                         f"({MAX_BUFFER_BYTES})")
+    if budget is not None:
+        if total * WORKING_COPIES > budget[0]:
+            raise OverBudget(f"a {total}-byte buffer does not fit in what is left of the "
+                             f"memory cap ({budget[0] // WORKING_COPIES} bytes per buffer)")
+        budget[0] -= total * WORKING_COPIES
     # Bind at an address aligned as DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT and the desc's
     # GuaranteedBaseOffsetAlignment promise.
     align = max(MINIMUM_BUFFER_TENSOR_ALIGNMENT, desc.guaranteed_base_offset_alignment)
@@ -120,8 +155,10 @@ def _allocate(desc: TensorDesc, fill: int) -> _Binding:
 class _Run:
     """One execution of a case's calls with one output fill byte."""
 
-    def __init__(self, case: Case, backend: Backend, fill: int) -> None:
+    def __init__(self, case: Case, backend: Backend, fill: int,
+                 memory_cap: int | None = None) -> None:
         self.case, self.backend, self.fill = case, backend, fill
+        self.budget = [memory_cap] if memory_cap is not None else None
         self.bindings: dict[str, _Binding] = {}
         self.info: list[str] = []
 
@@ -133,7 +170,7 @@ class _Run:
 
     def input_binding(self, ref: str, desc: TensorDesc) -> _Binding:
         source = self.case.inputs.get(ref)
-        b = _allocate(desc, INPUT_PADDING_BYTE)
+        b = _allocate(desc, INPUT_PADDING_BYTE, self.budget)
         if source is None:  # a rejected case may leave inputs unspecified
             return b
         if source.kind == "buffer":
@@ -163,7 +200,8 @@ class _Run:
             self.bindings[ref] = self.input_binding(ref, call.tensors[tensor])
         fill = self.fill_of(name)
         for tensor in spec.outputs:
-            self.bindings[f"{name}.{tensor}"] = _allocate(call.tensors[tensor], fill)
+            self.bindings[f"{name}.{tensor}"] = _allocate(call.tensors[tensor], fill,
+                                                          self.budget)
         mine = {t: self.bindings[f"{name}.{t}"] for t in call.tensors}
         snapshot = {t: mine[t].buffer.copy() for t in spec.inputs}
         _call_backend(self.backend.create_operator, call)
@@ -253,10 +291,10 @@ def _covers_fill(expected: Expected, fill: int) -> bool:
     return bool(not compare.mismatches(filled, expected).all())
 
 
-def _judge(case: Case, backend: Backend, fill: int) -> tuple[str, str, list[str], dict,
-                                                              bool]:
+def _judge(case: Case, backend: Backend, fill: int, memory_cap: int | None
+           ) -> tuple[str, str, list[str], dict, bool]:
     """Run once; (status, message, info, {mismatches, grids}, needs_second_fill)."""
-    run = _Run(case, backend, fill)
+    run = _Run(case, backend, fill, memory_cap)
     try:
         for named in case.calls:
             run.execute(named.name, named.call)
@@ -303,7 +341,7 @@ def _judge(case: Case, backend: Backend, fill: int) -> tuple[str, str, list[str]
     return "PASS", "", run.info, {}, again
 
 
-def _run_rejected(case: Case, backend: Backend) -> tuple[str, str]:
+def _run_rejected(case: Case, backend: Backend, memory_cap: int | None) -> tuple[str, str]:
     named = case.calls[0]
     call = named.call
     broken = ops.get(call.operator).validate(call, backend.claimed_level)
@@ -312,14 +350,14 @@ def _run_rejected(case: Case, backend: Backend) -> tuple[str, str]:
         _call_backend(backend.create_operator, call)
     except DescRejected as exc:
         return "PASS", f"rejected at create_operator: {exc}"
-    run = _Run(case, backend, OUTPUT_FILLS[0])
+    run = _Run(case, backend, OUTPUT_FILLS[0], memory_cap)
     try:
         run.execute(named.name, call)
     except DescRejected as exc:
         return "PASS", f"rejected at execute: {exc}"
-    except CaseError:
+    except OverBudget as exc:
         return "FAIL", (f"the backend accepted an invalid desc at create_operator (too large to "
-                        f"dispatch here); it breaks: {why}")
+                        f"dispatch here: {exc}); it breaks: {why}")
     except (ValueError, TypeError) as exc:
         # The harness cannot bind buffers for this desc (Strides of another length than Sizes,
         # a TotalTensorSizeInBytes below what the strides address): the acceptance is the FAIL.
@@ -330,23 +368,40 @@ def _run_rejected(case: Case, backend: Backend) -> tuple[str, str]:
     return "FAIL", f"the backend accepted an invalid desc; it breaks: {why}"
 
 
-def run_case(case: Case, backend: Backend) -> Result:
-    started = time.perf_counter()
-    result = Result(
-        id=case.id, status="PASS", operators=list(case.operators),
+def new_result(case: Case, status: str = "PASS", message: str = "") -> Result:
+    """A result for case, its descriptive fields filled in from the case."""
+    return Result(
+        id=case.id, status=status, message=message, operators=list(case.operators),
         feature_level=str(case.feature_level),
         feature_level_below=str(case.feature_level_below) if case.feature_level_below else None,
         tags=list(case.tags), spec=[c.to_json() for c in case.spec], ambiguous=case.ambiguous)
+
+
+def run_case(case: Case, backend: Backend, memory_cap: int | None = None) -> Result:
+    """Run one case and judge it. memory_cap: the bytes the harness may hold for the case's
+    buffers (WORKING_COPIES of each); a valid case over it is an ERROR before anything is
+    allocated or run. None: default_memory_cap()."""
+    started = time.perf_counter()
+    cap = default_memory_cap() if memory_cap is None else memory_cap
+    result = new_result(case)
     try:
         reason = unsupported_reason(case, backend)
+        needed = 0 if case.rejected else case_bytes(case) * WORKING_COPIES
         if reason:
             result.status, result.message = "NOT_SUPPORTED", reason
+        elif needed > cap:
+            result.status, result.message = "ERROR", (
+                f"the case cannot run: its buffers need {needed // WORKING_COPIES:,} bytes "
+                f"({WORKING_COPIES} working copies: {needed:,}), over the memory cap of "
+                f"{cap:,} bytes (--memory-cap); refused before allocating anything "
+                f"({case.file}:{case.line})")
         elif case.rejected:
-            result.status, result.message = _run_rejected(case, backend)
+            result.status, result.message = _run_rejected(case, backend, cap)
         else:
-            status, message, info, details, again = _judge(case, backend, OUTPUT_FILLS[0])
+            status, message, info, details, again = _judge(case, backend, OUTPUT_FILLS[0], cap)
             if status == "PASS" and again:
-                status, message, info2, details, _ = _judge(case, backend, OUTPUT_FILLS[1])
+                status, message, info2, details, _ = _judge(case, backend, OUTPUT_FILLS[1],
+                                                            cap)
                 info += [i for i in info2 if i not in info]
             result.status, result.message = status, message
             result.info = info
@@ -356,6 +411,10 @@ def run_case(case: Case, backend: Backend) -> Result:
         result.status, result.message = "ERROR", f"the case cannot run: {exc}"
     except BackendError as exc:
         result.status, result.message = "ERROR", str(exc)
+    except MemoryError as exc:
+        result.status, result.message = "ERROR", (
+            f"the harness ran out of memory running the case ({type(exc).__name__}: {exc}); "
+            f"its buffers need {case_bytes(case):,} bytes")
     except Exception as exc:
         result.status = "ERROR"
         result.message = (f"internal error in the harness (please report): "
@@ -365,10 +424,13 @@ def run_case(case: Case, backend: Backend) -> Result:
 
 
 def run_cases(cases: Iterable[Case], backend: Backend,
-              on_result: Callable[[Result], None] | None = None) -> list[Result]:
+              on_result: Callable[[Result], None] | None = None,
+              memory_cap: int | None = None) -> list[Result]:
+    """Run the cases one after the other in this process (conformance.workers runs them in
+    worker processes)."""
     results = []
     for case in cases:
-        result = run_case(case, backend)
+        result = run_case(case, backend, memory_cap)
         results.append(result)
         if on_result:
             on_result(result)

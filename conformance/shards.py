@@ -1,0 +1,146 @@
+"""Sharded runs: `dmlconf run --shard K/N` runs every N-th case of the selection, starting at
+the K-th, so that N CI jobs share a certification; `dmlconf merge` joins their results files
+into the one the whole run would have written (results in the same order, one summary, one
+verdict), which reports render like any other.
+
+The split is deterministic: the selection's cases in their loading order (files sorted by
+path, cases in file order), dealt round-robin. Shard sizes differ by one case at most.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, TypeVar
+
+from conformance import results
+from conformance.casefile import Case, case_set_hash
+from conformance.levels import FeatureLevel
+from conformance.results import Result
+
+T = TypeVar("T")
+_SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+class MergeError(ValueError):
+    """Results files that do not make one run (the message says which and why)."""
+
+
+def parse(text: str) -> tuple[int, int]:
+    """'K/N' -> (K, N), 1 <= K <= N; ValueError otherwise."""
+    m = _SHARD.match(text)
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise ValueError(f"--shard {text!r}: give K/N with 1 <= K <= N, e.g. 2/4")
+    return int(m.group(1)), int(m.group(2))
+
+
+def deal(items: Sequence[T], index: int, count: int) -> list[T]:
+    """The index-th (1-based) of count round-robin shards of items."""
+    return list(items[index - 1::count])
+
+
+def take(cases: Sequence[Case], index: int, count: int) -> tuple[list[Case], dict[str, Any]]:
+    """The shard's cases, and the shard record of its results document."""
+    mine = deal(cases, index, count)
+    return mine, {"index": index, "count": count, "cases": len(mine), "of_cases": len(cases),
+                  "full_case_set_sha256": case_set_hash(cases)}
+
+
+_RESULT_FIELDS = {f.name for f in fields(Result)}
+
+
+def _same(docs: list[tuple[str, dict[str, Any]]], what: str, get: Any) -> Any:
+    values = {repr(get(d)) for _, d in docs}
+    if len(values) > 1:
+        listed = "; ".join(f"{p}: {get(d)!r}" for p, d in docs)
+        raise MergeError(f"the shards are not of one run: their {what} differ ({listed})")
+    return get(docs[0][1])
+
+
+def merge(docs: list[tuple[str, dict[str, Any]]], command: str) -> dict[str, Any]:
+    """One results document from the documents of every shard of a run (path, document)."""
+    if not docs:
+        raise MergeError("give the results files of the shards to merge")
+    for path, doc in docs:
+        if not isinstance(doc.get("shard"), dict):
+            raise MergeError(f"{path} is not one shard's results (it was not run with "
+                             "--shard K/N)")
+    count = _same(docs, "shard counts", lambda d: d["shard"].get("count"))
+    full = _same(docs, "case sets", lambda d: d["shard"].get("full_case_set_sha256"))
+    of_cases = _same(docs, "case counts", lambda d: d["shard"].get("of_cases"))
+    _same(docs, "suite versions", lambda d: d.get("suite_version"))
+    _same(docs, "backends", lambda d: (d.get("backend") or {}).get("name"))
+    level = _same(docs, "feature levels", lambda d: d.get("feature_level"))
+    by_index: dict[int, tuple[str, dict[str, Any]]] = {}
+    for path, doc in docs:
+        k = doc["shard"].get("index")
+        if k in by_index:
+            raise MergeError(f"{path} and {by_index[k][0]} are both shard {k}/{count}")
+        by_index[k] = (path, doc)
+    missing = [k for k in range(1, count + 1) if k not in by_index]
+    if missing:
+        raise MergeError(f"shard(s) {', '.join(f'{k}/{count}' for k in missing)} missing: "
+                         "merge needs the results of every shard")
+    ordered: list[Result | None] = [None] * of_cases
+    for k, (path, doc) in by_index.items():
+        slots = list(range(of_cases))[k - 1::count]
+        if len(doc["results"]) != len(slots):
+            raise MergeError(f"{path}: shard {k}/{count} has {len(doc['results'])} results; "
+                             f"a shard {k} of {of_cases} cases has {len(slots)}")
+        for slot, r in zip(slots, doc["results"], strict=True):
+            ordered[slot] = Result(**{key: v for key, v in r.items() if key in _RESULT_FIELDS})
+    found = [r for r in ordered if r is not None]
+    seen: set[str] = set()
+    for r in found:
+        if r.id in seen:
+            raise MergeError(f"case {r.id} has results in two shards")
+        seen.add(r.id)
+    first = by_index[1][1]
+    load_errors: list[dict[str, Any]] = []
+    for _, doc in docs:
+        for e in doc.get("load_errors") or []:
+            if e not in load_errors:
+                load_errors.append(e)
+    merged = results.document(
+        found, backend=first.get("backend") or {}, case_set_sha256=full,
+        claimed=FeatureLevel.parse(level), started_at=min(d["started_at"] for _, d in docs),
+        finished_at=max(d["finished_at"] for _, d in docs),
+        duration_s=max(float(d.get("duration_s") or 0) for _, d in docs), command=command,
+        case_paths=first.get("case_paths") or [], baseline=_baselines(docs),
+        load_errors=load_errors,
+        execution={"merged": [{"path": p, "shard": f"{d['shard']['index']}/{count}",
+                               "duration_s": d.get("duration_s"),
+                               "execution": d.get("execution")}
+                              for p, d in sorted(docs, key=lambda x: x[1]["shard"]["index"])]})
+    merged["platform"] = first.get("platform", merged["platform"])
+    return merged
+
+
+def _baselines(docs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any] | None:
+    """The shards' baseline records joined: every XPASS; an entry is stale when expired, or
+    when it matched no case in any shard."""
+    applied = [d["baseline"] for _, d in docs if d.get("baseline")]
+    if not applied:
+        return None
+    if len(applied) != len(docs):
+        raise MergeError("some shards were run with --baseline and some without")
+    xpass = sorted({i for b in applied for i in b.get("xpass", [])})
+    stale = []
+    for entry in applied[0].get("stale", []):
+        if entry.get("why") == "matches no case" and not all(entry in b.get("stale", [])
+                                                             for b in applied):
+            continue
+        stale.append(entry)
+    return {"path": applied[0].get("path"), "xpass": xpass, "stale": stale}
+
+
+def load(paths: Sequence[str | Path]) -> list[tuple[str, dict[str, Any]]]:
+    """Read each shard's results file (report.load's checks)."""
+    from conformance import report
+
+    try:
+        return [(str(p), report.load(p)) for p in paths]
+    except report.ReportError as exc:
+        raise MergeError(str(exc)) from None

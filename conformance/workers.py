@@ -1,0 +1,487 @@
+"""Cases run in worker processes: isolation from a backend that crashes, hangs or exhausts
+memory, and parallel runs.
+
+Each worker is a fresh Python process (the "spawn" start method: nothing inherited from the
+harness, safe with threaded native libraries, the same on Linux, macOS and Windows). It builds
+the backend once, then runs the cases it is sent one at a time with runner.run_case, and sends
+each Result back. Its stdout and stderr (native code's output included) go to a log file, and
+Python's faulthandler writes the stack of a fatal signal there.
+
+What becomes of a case whose worker fails, after which a fresh worker replaces the lost one and
+the run goes on:
+- the worker dies (a segfault, an abort, an exit, the kernel's out-of-memory killer): ERROR,
+  with the exit code or signal and the worker's output since the case began (Result.crash);
+- the case runs past the per-case timeout: TIMEOUT; the worker is killed;
+- the backend raises MemoryError: ERROR, as any exception from the backend is; the worker is
+  retired. On Linux each worker's data segment is capped (RLIMIT_DATA) at its size once the
+  backend is built plus the memory cap, so an allocation without bound ends in MemoryError
+  rather than in the out-of-memory killer.
+
+Results come back in the cases' order whatever the order they finish in, so a run with any
+number of workers gives the results of a serial run, apart from timings.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import multiprocessing
+import os
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+from backends import BackendLoadError, load_backend
+from conformance.casefile import Case
+from conformance.levels import FeatureLevel
+from conformance.results import Result
+from conformance.runner import new_result, run_case
+
+#: Seconds a case may run in an isolated worker before it is a TIMEOUT (--timeout).
+DEFAULT_TIMEOUT_S = 120.0
+#: Seconds a worker may take to start and build the backend (imports of large native
+#: libraries, a GPU runtime's initialisation).
+STARTUP_TIMEOUT_S = 300.0
+#: The characters of a dead worker's output kept in its case's result.
+OUTPUT_TAIL = 4000
+#: The most cases sent to a worker at once (fewer near the end of a run, for balance).
+CHUNK = 32
+#: The thread-pool sizes of the common native libraries. With several workers, each worker's
+#: pools get the CPUs divided by the workers (unless set by the user): idle pool threads that
+#: spin (OpenBLAS, OpenMP) otherwise take the CPUs the other workers need; measured on a
+#: 2-core machine, two workers each with two spinning OpenBLAS threads ran every case 3x slower.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+#: Workers that die before they are ready, in a row, before the run is abandoned.
+MAX_FAILED_STARTS = 3
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+class WorkerError(Exception):
+    """The workers cannot run the backend at all (it fails to build, or every worker dies
+    while starting): the run stops with this message."""
+
+
+@dataclass(frozen=True)
+class Execution:
+    """How a run executes its cases: in this process (isolated False, workers 1) or in
+    `workers` worker processes; timeout_s (None: none) and memory_cap (bytes per process)."""
+
+    workers: int = 1
+    isolated: bool = False
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
+    memory_cap: int = 0
+    cpus: int = field(default_factory=available_cpus)
+
+    @property
+    def thread_environment(self) -> dict[str, str]:
+        """The thread-pool variables the workers get (THREAD_VARIABLES): none for one worker
+        or where the user set them."""
+        if not self.isolated or self.workers < 2:
+            return {}
+        threads = str(max(1, self.cpus // self.workers))
+        return {v: threads for v in THREAD_VARIABLES if v not in os.environ}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"workers": self.workers, "isolated": self.isolated,
+                "timeout_s": self.timeout_s if self.isolated else None,
+                "memory_cap_bytes": self.memory_cap,
+                "thread_environment": self.thread_environment}
+
+
+# -- the worker process ---------------------------------------------------------------------------
+class _Watched:
+    """The backend, seen through a proxy that notes a MemoryError from it (the worker is then
+    retired: what it holds after the error is unknown)."""
+
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend
+        self.exhausted = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._backend, name)
+
+    def create_operator(self, *args: Any) -> Any:
+        return self._watch(self._backend.create_operator, *args)
+
+    def execute(self, *args: Any) -> Any:
+        return self._watch(self._backend.execute, *args)
+
+    def _watch(self, method: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return method(*args)
+        except MemoryError:
+            self.exhausted = True
+            raise
+
+
+def _redirect_output(log_path: str) -> None:
+    """Send this process's stdout and stderr, at the file descriptor level (native code's
+    writes included), to the log."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    sys.stdout = open(1, "w", buffering=1, closefd=False, errors="backslashreplace")
+    sys.stderr = open(2, "w", buffering=1, closefd=False, errors="backslashreplace")
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this worker when the harness process dies (a worker hung in
+    native code would otherwise outlive a killed run)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
+def data_segment_bytes() -> int | None:
+    """This process's data segment (VmData: heap and private writable mappings), Linux."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmData:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _cap_memory(cap: int) -> int | None:
+    """Cap the data segment at its size now plus cap (Linux: RLIMIT_DATA counts the heap and
+    private writable mappings, not the address space a GPU runtime reserves). The limit set,
+    or None where it cannot be set."""
+    used = data_segment_bytes()
+    if used is None or cap <= 0:
+        return None
+    try:
+        import resource
+
+        _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        limit = used + cap
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+        return limit
+    except (ImportError, AttributeError, ValueError, OSError):
+        return None
+
+
+def _worker(conn: Connection, backend: str, level: str | None, memory_cap: int,
+            log_path: str) -> None:
+    """A worker's life: build the backend, then run each (index, case) received until None."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
+    _die_with_parent()
+    _redirect_output(log_path)
+    faulthandler.enable(all_threads=True)
+    try:
+        built = load_backend(backend, FeatureLevel.parse(level) if level else None)
+    except BackendLoadError as exc:
+        conn.send(("failed", str(exc)))
+        return
+    except BaseException as exc:
+        conn.send(("failed", f"building backend {backend} failed: {exc!r}"))
+        return
+    cls = type(built)
+    conn.send(("ready", {"class": f"{cls.__module__}.{cls.__qualname__}",
+                         "class_name": cls.__name__,
+                         "capabilities": built.capabilities.to_json(),
+                         "claimed_level": str(built.claimed_level),
+                         "data_limit": _cap_memory(memory_cap)}))
+    watched = _Watched(built)
+    try:
+        while True:
+            try:
+                chunk = conn.recv()
+            except (EOFError, OSError):
+                return
+            if chunk is None:
+                return
+            for index, case in chunk:
+                result = run_case(case, watched, memory_cap)  # type: ignore[arg-type]
+                sys.stdout.flush()
+                sys.stderr.flush()
+                # where the next case's output will start in the log
+                conn.send(("result", index, result, watched.exhausted, os.fstat(1).st_size))
+                if watched.exhausted:
+                    return
+    except Exception:  # the harness's own fault (run_case turns the backend's into results)
+        conn.send(("broken", traceback.format_exc()))
+
+
+# -- the harness side -----------------------------------------------------------------------------
+@dataclass
+class _Slot:
+    """One worker process and what it is doing."""
+
+    process: Any
+    conn: Connection
+    log: Path
+    state: str = "starting"  # starting, idle, busy
+    queue: deque[int] = field(default_factory=deque)  # sent, no result yet; [0] runs
+    since: float = field(default_factory=time.monotonic)  # the running case's start
+    log_offset: int = 0
+
+    def output_since(self, offset: int) -> str:
+        try:
+            with open(self.log, "rb") as f:
+                f.seek(max(offset, f.seek(0, os.SEEK_END) - OUTPUT_TAIL * 4))
+                text = f.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+        return text[-OUTPUT_TAIL:]
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+
+def describe_exit(exitcode: int | None) -> tuple[str, str | None]:
+    """(how a process ended, in words; the signal's name or None) from its exit code."""
+    if exitcode is None:
+        return "did not exit", None
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        extra = (" (a SIGKILL the harness did not send: often the kernel's out-of-memory "
+                 "killer)" if name == "SIGKILL" else "")
+        return f"was killed by {name} (signal {-exitcode}){extra}", name
+    if exitcode == 0xC0000005 or exitcode == -1073741819:  # Windows: access violation
+        return "died of an access violation (0xC0000005)", None
+    return f"exited with code {exitcode}", None
+
+
+class Pool:
+    """Worker processes running one backend; run() feeds them cases."""
+
+    def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution) -> None:
+        self.backend, self.level, self.execution = backend, level, execution
+        self.context = multiprocessing.get_context("spawn")
+        self.folder = tempfile.TemporaryDirectory(prefix="dmlconf-workers-")
+        self.started = 0
+        self.failed_starts = 0  # in a row
+        self.info: dict[str, Any] | None = None
+        self.slots: list[_Slot] = []
+        self.cases: Sequence[Case] = ()
+
+    def _start(self) -> _Slot:
+        self.started += 1
+        log = Path(self.folder.name) / f"worker-{self.started}.log"
+        log.touch()
+        ours, theirs = self.context.Pipe(duplex=True)
+        process = self.context.Process(
+            target=_worker, name=f"dmlconf-worker-{self.started}", daemon=True,
+            args=(theirs, self.backend, str(self.level) if self.level else None,
+                  self.execution.memory_cap, str(log)))
+        saved = dict(os.environ)
+        os.environ.update(self.execution.thread_environment)  # the child's, at its start
+        try:
+            process.start()
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        theirs.close()
+        return _Slot(process, ours, log)
+
+    def start(self, count: int) -> None:
+        """Have count workers (started together: their starts overlap)."""
+        while len(self.slots) < max(count, 1):
+            self.slots.append(self._start())
+
+    def ready(self) -> dict[str, Any]:
+        """Wait until a worker has built the backend: what it reports (class, capabilities,
+        claimed level). WorkerError or BackendLoadError if none can."""
+        self.start(self.execution.workers)
+        while self.info is None:
+            self._step(lambda i, r: None, [], deque())
+        return self.info
+
+    def run(self, cases: Sequence[Case],
+            on_result: Callable[[Result], None] | None = None) -> list[Result]:
+        """Every case's result, in the cases' order. Each worker is sent cases in chunks (two
+        chunks in flight, so that it never waits for the next) and sends each result back as
+        it is known; the first case of a worker's chunk without a result is the one it runs."""
+        results: list[Result | None] = [None] * len(cases)
+        todo = deque(range(len(cases)))
+        left = len(cases)
+
+        def finish(index: int, result: Result) -> None:
+            nonlocal left
+            results[index] = result
+            left -= 1
+            if on_result:
+                on_result(result)
+
+        self.cases = cases
+        self.start(min(self.execution.workers, len(cases)))
+        while left:
+            for slot in self.slots:
+                if slot.state in ("idle", "busy") and todo:
+                    self._feed(slot, todo)
+            self._step(finish, cases, todo)
+        return [r for r in results if r is not None]
+
+    def _feed(self, slot: _Slot, todo: deque[int]) -> None:
+        """Send the slot a chunk when it has at most one chunk left to run."""
+        chunk = max(1, min(CHUNK, len(todo) // (max(len(self.slots), 1) * 8)))
+        if len(slot.queue) > chunk:
+            return
+        indices = [todo.popleft() for _ in range(min(chunk, len(todo)))]
+        if slot.state == "idle":
+            slot.state, slot.since = "busy", time.monotonic()
+            slot.log_offset = slot.log.stat().st_size
+        slot.queue.extend(indices)
+        try:
+            # without the case's YAML text (`raw`): the runner does not read it; it is 60% of
+            # a case's pickle
+            slot.conn.send([(i, replace(self.cases[i], raw={})) for i in indices])
+        except OSError:
+            pass  # the worker has died: the next step sees it and reports the case
+
+    def _deadline(self, slot: _Slot) -> float | None:
+        if slot.state == "starting":
+            return slot.since + STARTUP_TIMEOUT_S
+        if slot.state == "busy" and self.execution.timeout_s:
+            return slot.since + self.execution.timeout_s
+        return None
+
+    def _step(self, finish: Callable[[int, Result], None], cases: Sequence[Case],
+              todo: deque[int]) -> None:
+        """Wait for a message, a death or a deadline, and deal with it."""
+        deadlines = [d for d in map(self._deadline, self.slots) if d is not None]
+        timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+        wait([s.conn for s in self.slots] + [s.process.sentinel for s in self.slots], timeout)
+        for i, slot in enumerate(self.slots):
+            alive = self._receive(slot, finish, todo)
+            if alive and slot.process.is_alive():
+                deadline = self._deadline(slot)
+                if deadline is None or time.monotonic() < deadline:
+                    continue
+                if slot.state == "starting":
+                    slot.stop()
+                    raise WorkerError(f"a worker took more than {STARTUP_TIMEOUT_S:.0f} s to "
+                                      f"build backend {self.backend}; its output:\n"
+                                      f"{slot.output_since(0)}")
+                slot.stop()
+                self._lose(slot, cases, todo, finish, timed_out=True)
+            elif slot.state == "busy":
+                slot.process.join(5)
+                self._lose(slot, cases, todo, finish, timed_out=False)
+                slot.stop()
+            elif slot.state == "starting":
+                slot.process.join(5)
+                how, _ = describe_exit(slot.process.exitcode)
+                self.failed_starts += 1
+                if self.info is None or self.failed_starts >= MAX_FAILED_STARTS:
+                    raise WorkerError(f"the worker process {how} while building backend "
+                                      f"{self.backend}; its output:\n{slot.output_since(0)}")
+                slot.stop()
+            else:
+                slot.stop()  # idle or retired (after a MemoryError), and gone
+            self.slots[i] = self._start()
+
+    def _lose(self, slot: _Slot, cases: Sequence[Case], todo: deque[int],
+              finish: Callable[[int, Result], None], timed_out: bool) -> None:
+        """The slot's worker is gone: its running case gets the result that says how, the
+        cases sent after it go back to the front of the queue."""
+        running, *unrun = slot.queue
+        slot.queue.clear()
+        todo.extendleft(reversed(unrun))
+        finish(running, self._lost(cases[running], slot, timed_out))
+
+    def _receive(self, slot: _Slot, finish: Callable[[int, Result], None],
+                 todo: deque[int]) -> bool:
+        """Take the slot's messages; False when its worker has gone (or must go)."""
+        try:
+            while slot.conn.poll():
+                message = slot.conn.recv()
+                if message[0] == "ready":
+                    slot.state = "idle"
+                    self.failed_starts = 0
+                    self.info = self.info or message[1]
+                elif message[0] == "failed":
+                    slot.stop()
+                    raise BackendLoadError(message[1])
+                elif message[0] == "broken":
+                    slot.stop()
+                    raise WorkerError(f"internal error in a worker process (please report):\n"
+                                      f"{message[1]}")
+                elif message[0] == "result":
+                    _, index, result, retire, slot.log_offset = message
+                    slot.queue.popleft()
+                    slot.since = time.monotonic()  # the next case's clock starts now
+                    if not slot.queue:
+                        slot.state = "idle"
+                    finish(index, result)
+                    if retire:  # it exits: what it was sent goes to the others
+                        todo.extendleft(reversed(slot.queue))
+                        slot.queue.clear()
+                        slot.state = "retired"
+                        slot.process.join(5)
+                        return False
+        except (EOFError, OSError):
+            return False
+        return True
+
+    def _lost(self, case: Case, slot: _Slot, timed_out: bool) -> Result:
+        """The result of a case whose worker died or was killed in it."""
+        elapsed = time.monotonic() - slot.since
+        output = slot.output_since(slot.log_offset)
+        if timed_out:
+            result = new_result(case, "TIMEOUT", (
+                f"the case ran past the per-case timeout of {self.execution.timeout_s:g} s "
+                f"(--timeout); its worker was killed and the run went on with a new one"))
+            result.crash = {"exit_code": slot.process.exitcode, "signal": "SIGKILL",
+                            "output": output}
+        else:
+            how, name = describe_exit(slot.process.exitcode)
+            result = new_result(case, "ERROR", (
+                f"the backend crashed: its worker process {how} while running the case; the "
+                f"run went on with a new worker"))
+            result.crash = {"exit_code": slot.process.exitcode, "signal": name,
+                            "output": output}
+        result.duration_s = round(elapsed, 6)
+        return result
+
+    def close(self) -> None:
+        """Stop every worker (a hung one is killed) and remove the logs."""
+        for slot in self.slots:
+            if slot.process.is_alive() and slot.state == "idle":
+                try:
+                    slot.conn.send(None)
+                except OSError:
+                    pass
+        for slot in self.slots:
+            if slot.state == "idle":
+                slot.process.join(2)
+            slot.stop()
+        self.slots = []
+        self.folder.cleanup()
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

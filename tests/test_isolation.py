@@ -1,0 +1,150 @@
+"""Isolation (conformance/workers.py): a backend that segfaults, aborts, exits, hangs or
+allocates without bound fails the case it does it in, with what is known, and the run goes on
+with a fresh worker. The backends are tests/hostile_backends.py; each misbehaves on the 1st and
+the 9th of the 18 documented cases (DEPTH_TO_SPACE, SPACE_TO_DEPTH) and is the reference on
+the others."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance import workers
+from conformance.cli import main
+from conformance.results import FAILING
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTED = ROOT / "cases" / "documented"
+HOSTILE = Path(__file__).resolve().parent / "hostile_backends.py"
+VICTIMS = ("documented/depth_to_space/example", "documented/space_to_depth/example")
+
+posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+
+def run(tmp_path: Path, backend: str, *args: str) -> tuple[int, dict]:
+    out = tmp_path / "results.json"
+    code = main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
+                 "--backend", f"{HOSTILE}:{backend}", *args])
+    return code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def check_the_rest_passed(doc: dict) -> None:
+    others = [r for r in doc["results"] if r["id"] not in VICTIMS]
+    assert len(others) == 16 and all(r["status"] == "PASS" for r in others), \
+        [(r["id"], r["status"], r["message"]) for r in others if r["status"] != "PASS"]
+    assert doc["execution"]["isolated"] is True
+
+
+def victims(doc: dict) -> list[dict]:
+    found = [r for r in doc["results"] if r["id"] in VICTIMS]
+    assert [r["id"] for r in found] == list(VICTIMS)
+    return found
+
+
+@posix_only
+def test_a_segfault_is_an_error_with_the_signal_and_the_stack(tmp_path: Path) -> None:
+    code, doc = run(tmp_path, "SegfaultBackend")
+    assert code == 1
+    check_the_rest_passed(doc)
+    for r in victims(doc):
+        assert r["status"] == "ERROR"
+        assert r["message"].startswith("the backend crashed: its worker process was killed by "
+                                       "SIGSEGV (signal 11) while running the case")
+        assert r["crash"]["signal"] == "SIGSEGV" and r["crash"]["exit_code"] == -11
+        out = r["crash"]["output"]
+        # the backend's own last words, then faulthandler's stack of the crash site
+        assert "about to write through a null pointer" in out
+        assert "Fatal Python error: Segmentation fault" in out
+        assert "hostile_backends.py" in out and "misbehave" in out
+        assert r["feature_level"] == "2_1" and r["spec"]  # the case's fields are all there
+
+
+@posix_only
+def test_an_abort_and_an_exit(tmp_path: Path) -> None:
+    code, doc = run(tmp_path, "AbortBackend")
+    assert code == 1
+    check_the_rest_passed(doc)
+    for r in victims(doc):
+        assert r["status"] == "ERROR" and "SIGABRT" in r["message"]
+        assert r["crash"]["signal"] == "SIGABRT" and "Fatal Python error: Aborted" in \
+            r["crash"]["output"]
+    code, doc = run(tmp_path, "ExitBackend")
+    check_the_rest_passed(doc)
+    for r in victims(doc):
+        assert r["status"] == "ERROR" and "exited with code 3" in r["message"]
+        assert r["crash"] == {"exit_code": 3, "signal": None,
+                              "output": "giving up on this one\n"}
+
+
+def test_a_hang_is_a_timeout_and_the_worker_is_killed(tmp_path: Path) -> None:
+    code, doc = run(tmp_path, "HangBackend", "--timeout", "1.5")
+    assert code == 1
+    check_the_rest_passed(doc)
+    for r in victims(doc):
+        assert r["status"] == "TIMEOUT" and "TIMEOUT" in FAILING
+        assert "ran past the per-case timeout of 1.5 s" in r["message"]
+        assert r["crash"]["signal"] == "SIGKILL"
+        assert 1.5 <= r["duration_s"] < 10
+    assert doc["execution"]["timeout_s"] == 1.5
+
+
+@pytest.mark.skipif(workers.data_segment_bytes() is None, reason="Linux: RLIMIT_DATA")
+def test_allocating_without_bound_ends_in_memory_error_under_the_cap(tmp_path: Path) -> None:
+    code, doc = run(tmp_path, "HogBackend", "--memory-cap", "256M")
+    assert code == 1
+    check_the_rest_passed(doc)
+    for r in victims(doc):
+        assert r["status"] == "ERROR" and r["crash"] is None
+        assert r["message"].startswith("the backend raised MemoryError")
+    assert doc["execution"]["memory_cap_bytes"] == 256 << 20
+
+
+def test_a_memory_error_retires_the_worker_and_the_run_goes_on(tmp_path: Path) -> None:
+    code, doc = run(tmp_path, "LeakyBackend", "--workers", "2")
+    assert code == 1
+    check_the_rest_passed(doc)
+    for r in victims(doc):
+        assert r["status"] == "ERROR"
+        assert r["message"].startswith("the backend raised MemoryError: cannot allocate")
+
+
+@posix_only
+def test_a_backend_that_crashes_while_built_stops_the_run_with_its_output(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(tmp_path / "r.json"),
+                 "--backend", f"{HOSTILE}:SegfaultAtBuild"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "the worker process was killed by SIGSEGV (signal 11) while building backend" in err
+    assert "Fatal Python error: Segmentation fault" in err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_backend_that_cannot_be_built_in_a_worker_is_a_load_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(tmp_path / "r.json"),
+                 "--backend", f"{HOSTILE}:NoSuchBackend", "--isolate"])
+    assert code == 2
+    assert "has no NoSuchBackend" in capsys.readouterr().err
+
+
+def test_native_backends_are_isolated_by_default_and_in_process_on_request(
+        tmp_path: Path) -> None:
+    _, doc = run(tmp_path, "ExitBackend", "-k", "strides")  # native, no victim selected
+    assert doc["execution"]["isolated"] is True and doc["execution"]["workers"] == 1
+    out = tmp_path / "r.json"
+    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["execution"]["isolated"] is False  # numpy, 18 cases
+    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
+                 "--workers", "2", "--no-isolate"]) == 2
+
+
+def test_describe_exit() -> None:
+    assert workers.describe_exit(-11) == ("was killed by SIGSEGV (signal 11)", "SIGSEGV")
+    assert workers.describe_exit(5) == ("exited with code 5", None)
+    how, name = workers.describe_exit(-9)
+    assert name == "SIGKILL" and "out-of-memory killer" in how
+    assert workers.describe_exit(0xC0000005)[0].startswith("died of an access violation")
