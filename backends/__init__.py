@@ -10,6 +10,7 @@ A backend is selected by
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -59,7 +60,10 @@ def _load_class(target: str) -> type:
         path = Path(module_part)
         if not path.is_file():
             raise BackendLoadError(f"backend file {path} does not exist")
-        mod_name = f"_dmlconf_backend_{abs(hash(str(path.resolve())))}"
+        # named after the file's path, the same in every process (worker processes and the
+        # shards of a run report the same class)
+        digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+        mod_name = f"_dmlconf_backend_{digest}"
         spec = importlib.util.spec_from_file_location(mod_name, path)
         if spec is None or spec.loader is None:
             raise BackendLoadError(f"cannot load {path} as a Python module")

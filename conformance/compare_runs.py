@@ -55,7 +55,7 @@ def _get(doc: dict[str, Any], keys: tuple[str, ...]) -> Any:
         doc = doc.get(key) if isinstance(doc, dict) else None
     if keys == ("backend", "class") and isinstance(doc, str):
         # a backend loaded from a file gets a generated module name, different every run
-        doc = re.sub(r"^_dmlconf_backend_\d+\.", "<file>.", doc)
+        doc = re.sub(r"^_dmlconf_backend_\w+?\.", "<file>.", doc)
     return doc
 
 

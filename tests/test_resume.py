@@ -1,0 +1,158 @@
+"""No lost results: the results file is written atomically; a run interrupted by Ctrl-C or
+SIGTERM keeps what it finished in its journal and leaves the old results file alone; --resume
+runs only the cases the journal lacks, and gives the document of an uninterrupted run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance import journal, results
+from conformance.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTED = ROOT / "cases" / "documented"
+HOSTILE = Path(__file__).resolve().parent / "hostile_backends.py"
+RUN_TIMING = ("started_at", "finished_at", "duration_s", "execution", "command")
+
+
+def comparable(doc: dict) -> dict:
+    out = {k: v for k, v in doc.items() if k not in RUN_TIMING}
+    out["results"] = [{k: v for k, v in r.items() if k != "duration_s"}
+                      for r in doc["results"]]
+    return out
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("whole") / "r.json"
+    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+def test_ctrl_c_keeps_the_journal_and_resume_finishes_the_run(
+        tmp_path: Path, uninterrupted: dict, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("DMLCONF_TEST_MARKER", str(tmp_path / "interrupted-once"))
+    out = tmp_path / "results.json"
+    out.write_text("the previous run's results\n")
+    args = ["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
+            "--backend", f"{HOSTILE}:InterruptingBackend"]
+    assert main(args) == 130
+    err = capsys.readouterr().err
+    assert "interrupted after 5 of 18 cases" in err and "--resume" in err
+    assert out.read_text() == "the previous run's results\n"  # untouched
+    header, done = journal.read(journal.path_for(out))
+    assert header["backend"].endswith("InterruptingBackend") and len(done) == 5
+
+    assert main([*args, "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert "5 case(s) done, 13 to run" in err
+    doc = json.loads(out.read_text())
+    assert doc["execution"]["resumed_cases"] == 5
+    assert not journal.path_for(out).exists()
+    expected = comparable(uninterrupted)
+    expected["backend"] = doc["backend"]
+    assert comparable(doc) == expected
+
+
+def test_a_torn_last_line_is_run_again(tmp_path: Path, uninterrupted: dict,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.json"
+    first = uninterrupted["results"][:3]
+    lines = [json.dumps({"format": journal.FORMAT, "suite_version": uninterrupted[
+        "suite_version"], "backend": "numpy", "feature_level": "highest",
+        "case_set_sha256": uninterrupted["case_set_sha256"], "shard": None,
+        "started_at": "2026-01-01T00:00:00+00:00"})]
+    lines += [json.dumps(r) for r in first[:2]]
+    journal.path_for(out).write_text("\n".join(lines) + "\n" + json.dumps(first[2])[:40])
+    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
+                 "--resume"]) == 0
+    assert "2 case(s) done, 16 to run" in capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    assert doc["started_at"] == "2026-01-01T00:00:00+00:00"  # the run began then
+    assert comparable(doc) == comparable(uninterrupted)
+
+
+def test_a_journal_of_another_run_is_not_resumed(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.json"
+    journal.path_for(out).write_text(json.dumps({
+        "format": journal.FORMAT, "suite_version": "0.1.0", "backend": "torch",
+        "feature_level": "highest", "case_set_sha256": "ab" * 32, "shard": None}) + "\n")
+    args = ["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out)]
+    assert main([*args, "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot resume" in err and "backend 'torch' there, 'numpy' here" in err
+    assert "run without --resume to start afresh" in err
+    journal.path_for(out).write_text("not a journal\n")
+    assert main([*args, "--resume"]) == 2
+    assert "not a dmlconf journal" in capsys.readouterr().err
+    # Without --resume the unfinished journal is replaced, and the user is told.
+    assert main(args) == 0
+    assert "the journal of an unfinished run" in capsys.readouterr().err
+    assert not journal.path_for(out).exists()
+
+
+def test_resume_without_a_journal_runs_everything(tmp_path: Path, uninterrupted: dict) -> None:
+    out = tmp_path / "r.json"
+    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
+                 "--resume"]) == 0
+    assert comparable(json.loads(out.read_text())) == comparable(uninterrupted)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_to_an_isolated_parallel_run(tmp_path: Path, uninterrupted: dict,
+                                              signum: int) -> None:
+    """The command line as a user runs it: two workers, a backend slow enough to interrupt,
+    then the signal a terminal's Ctrl-C or a cancelled CI job sends."""
+    out = tmp_path / "r.json"
+    args = [sys.executable, "-m", "conformance.cli", "run", "-q", "--cases", str(DOCUMENTED),
+            "--json", str(out), "--backend", f"{HOSTILE}:SlowBackend", "--workers", "2"]
+    proc = subprocess.Popen(args, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    path = journal.path_for(out)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not path.exists()
+                                           or len(path.read_text().splitlines()) < 4):
+        time.sleep(0.05)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    word = "interrupted" if signum == signal.SIGINT else "terminated (SIGTERM)"
+    assert f"dmlconf: {word} after" in err and not out.exists()
+    _, done = journal.read(path)
+    assert 3 <= len(done) < 18
+    resumed = subprocess.run([*args, "--resume"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{len(done)} case(s) done, {18 - len(done)} to run" in resumed.stderr
+    doc = json.loads(out.read_text())
+    expected = comparable(uninterrupted)
+    expected["backend"] = doc["backend"]
+    assert comparable(doc) == expected
+
+
+def test_the_results_file_is_replaced_whole_or_not_at_all(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "results.json"
+    results.write_atomic("old\n", path)
+    assert path.read_text() == "old\n"
+    with pytest.raises(TypeError):  # fails while making the text: nothing is touched
+        results.write({"results": [object()]}, path)
+
+    def crash(*args: object) -> None:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="disk gone"):
+        results.write_atomic("new\n", path)
+    assert path.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]  # no temp left
