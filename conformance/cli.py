@@ -8,7 +8,8 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
@@ -123,7 +124,10 @@ def _execution(args: argparse.Namespace, cases: int, native: bool) -> Execution:
     """How this run executes its cases, from the options and the backend's kind."""
     if args.workers is not None and args.workers < 1:
         raise ValueError("--workers must be 1 or more")
-    workers = min(args.workers or default_workers(cases), max(cases, 1))
+    if args.workers is None and args.isolate is False:
+        workers = 1  # in this process
+    else:
+        workers = min(args.workers or default_workers(cases), max(cases, 1))
     isolated = args.isolate if args.isolate is not None else (native or workers > 1)
     if not isolated and workers > 1:
         raise ValueError("--no-isolate runs the cases in this process, one at a time: "
@@ -144,6 +148,20 @@ def _on_sigterm(signum: int, frame: object) -> None:
     raise _Terminated()
 
 
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Within: SIGTERM raises _Terminated (where signals can be set: the main thread)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from conformance import baseline as baselines
 
@@ -162,57 +180,61 @@ def cmd_run(args: argparse.Namespace) -> int:
     execution = _execution(args, len(cases), backend_class(args.backend).native)
     out = sys.stderr
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    journal = journals.Journal(journals.path_for(args.json), {
-        "backend": args.backend, "feature_level": args.level or "highest",
-        "case_set_sha256": case_set_hash(cases), "shard": shard, "started_at": started_at},
-        resume=args.resume)
-    todo = [c for c in cases if c.id not in journal.done]
     pool = Pool(args.backend, level, execution) if execution.isolated else None
-    previous = signal.getsignal(signal.SIGTERM)
+    journal: journals.Journal | None = None
+    progress: Progress | None = None
     try:
-        signal.signal(signal.SIGTERM, _on_sigterm)
-    except ValueError:  # not the main thread
-        previous = None
-    try:
-        if pool:
-            info = pool.ready()
-            class_path, class_name = info["class"], info["class_name"]
-            capabilities, claimed = info["capabilities"], FeatureLevel.parse(
-                info["claimed_level"])
-        else:
-            backend = load_backend(args.backend, level)
-            class_path = f"{type(backend).__module__}.{type(backend).__qualname__}"
-            class_name, capabilities = type(backend).__name__, backend.capabilities.to_json()
-            claimed = backend.claimed_level
-        how = (f"{execution.workers} isolated worker(s), timeout "
-               f"{execution.timeout_s or 'none'} s" if execution.isolated else "in-process")
-        of = f" (shard {args.shard} of {shard['of_cases']})" if shard else ""
-        out.write(f"dmlconf {__version__}: {len(cases)} cases{of}, "
-                  f"backend {args.backend} ({class_name}), feature level {claimed}, {how}\n")
-        if journal.done:
-            out.write(f"resuming {journal.path}: {len(cases) - len(todo)} case(s) done, "
-                      f"{len(todo)} to run\n")
-        elif journal.replaced:
-            out.write(f"note: the journal of an unfinished run at {journal.path} was replaced "
-                      "(--resume continues such a run)\n")
-        t0 = time.perf_counter()
-        progress = Progress(len(todo), out, args.quiet)
+        with _sigterm_as_interrupt():
+            if pool:
+                info = pool.ready()
+                class_path, class_name = info["class"], info["class_name"]
+                capabilities, claimed = info["capabilities"], FeatureLevel.parse(
+                    info["claimed_level"])
+            else:
+                backend = load_backend(args.backend, level)
+                class_path = f"{type(backend).__module__}.{type(backend).__qualname__}"
+                class_name, capabilities = type(backend).__name__, backend.capabilities.to_json()
+                claimed = backend.claimed_level
+            # once the backend is built: a run that cannot start leaves an old journal alone
+            journal = journals.Journal(journals.path_for(args.json), {
+                "backend": args.backend, "feature_level": args.level or "highest",
+                "case_set_sha256": case_set_hash(cases), "shard": shard,
+                "started_at": started_at}, resume=args.resume)
+            todo = [c for c in cases if c.id not in journal.done]
+            how = (f"{execution.workers} isolated worker(s), timeout "
+                   f"{execution.timeout_s or 'none'} s" if execution.isolated else "in-process")
+            of = f" (shard {args.shard} of {shard['of_cases']})" if shard else ""
+            out.write(f"dmlconf {__version__}: {len(cases)} cases{of}, backend {args.backend} "
+                      f"({class_name}), feature level {claimed}, {how}\n")
+            if journal.done:
+                out.write(f"resuming {journal.path}: {len(cases) - len(todo)} case(s) done, "
+                          f"{len(todo)} to run\n")
+            elif journal.replaced:
+                out.write(f"note: the journal of an unfinished run at {journal.path} was "
+                          "replaced (--resume continues such a run)\n")
+            t0 = time.perf_counter()
+            progress = Progress(len(todo), out, args.quiet)
 
-        def record(result: Result) -> None:
-            journal.add(result)
-            progress(result)
+            def record(result: Result) -> None:
+                journal.add(result)
+                progress(result)
 
-        if pool:
-            with pool:
-                new = pool.run(todo, record)
-        else:
-            new = run_cases(todo, backend, record, memory_cap=execution.memory_cap)
+            if pool:
+                with pool:
+                    new = pool.run(todo, record)
+                    duration = time.perf_counter() - t0  # not the workers' exit
+            else:
+                new = run_cases(todo, backend, record, memory_cap=execution.memory_cap)
+                duration = time.perf_counter() - t0
     except KeyboardInterrupt as exc:
         if pool:
             pool.close()
-        journal.close()
         what = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
-        kept = len(journal.done) + (progress.done if "progress" in locals() else 0)
+        if journal is None:
+            print(f"dmlconf: {what} before any case ran", file=sys.stderr)
+            return 130
+        journal.close()
+        kept = len(journal.done) + (progress.done if progress else 0)
         print(f"dmlconf: {what} after {kept} of {len(cases)} cases; their results are kept in "
               f"{journal.path}, and {args.json} was not touched. To finish the run, repeat "
               f"the command with --resume.", file=sys.stderr)
@@ -220,12 +242,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     except BaseException:
         if pool:
             pool.close()
-        journal.close()
+        if journal:
+            journal.abandon()
         raise
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-    duration = time.perf_counter() - t0
+    assert journal is not None
     by_id = {**journal.done, **{r.id: r for r in new}}
     found = [by_id[c.id] for c in cases]
     applied = baselines.apply(known, found) if known else None

@@ -81,6 +81,7 @@ class Journal:
         self.run = {"format": FORMAT, "suite_version": __version__, **run}
         self.done: dict[str, Result] = {}
         self.replaced = False  # an unfinished journal was there and is started afresh
+        self.added = 0  # results added by this session
         self._last_sync = time.monotonic()
         if resume and self.path.exists():
             header, self.done = read(self.path)
@@ -103,6 +104,7 @@ class Journal:
         self._sync()
 
     def add(self, result: Result) -> None:
+        self.added += 1
         self.file.write(json.dumps(result.to_json()) + "\n")
         self.file.flush()
         if time.monotonic() - self._last_sync > SYNC_EVERY_S:
@@ -117,6 +119,12 @@ class Journal:
         if not self.file.closed:
             self._sync()
             self.file.close()
+
+    def abandon(self) -> None:
+        """The run failed (not interrupted): keep the journal only if it holds results."""
+        self.close()
+        if not self.done and not self.added:
+            self.path.unlink(missing_ok=True)
 
     def finish(self) -> None:
         """The results file is written: the journal has served."""

@@ -51,6 +51,10 @@ DEFAULT_TIMEOUT_S = 120.0
 STARTUP_TIMEOUT_S = 300.0
 #: The characters of a dead worker's output kept in its case's result.
 OUTPUT_TAIL = 4000
+#: Seconds the workers get to exit at the end of a run before they are killed.
+EXIT_GRACE_S = 2.0
+#: Seconds between looks at a busy worker's marker (its running case may reach the timeout).
+POLL_S = 0.5
 #: The most cases sent to a worker at once (fewer near the end of a run, for balance).
 CHUNK = 32
 #: The thread-pool sizes of the common native libraries. With several workers, each worker's
@@ -185,9 +189,20 @@ def _cap_memory(cap: int) -> int | None:
         return None
 
 
-def _worker(conn: Connection, backend: str, level: str | None, memory_cap: int,
-            log_path: str) -> None:
-    """A worker's life: build the backend, then run each (index, case) received until None."""
+#: The fields of a worker's shared marker (RUNNING): the index of the case it runs (-1: none),
+#: when it started it (time.monotonic, the same clock in every process), and where the case's
+#: output starts in the worker's log.
+CASE, STARTED, LOG_OFFSET = range(3)
+#: A worker sends the results it has when its chunk is done or this many seconds after its
+#: last send: one message per few cases rather than per case.
+SEND_EVERY_S = 0.05
+
+
+def _worker(conn: Connection, running: Any, backend: str, level: str | None,
+            memory_cap: int, log_path: str) -> None:
+    """A worker's life: build the backend, then run each chunk of (index, case) received until
+    None. Before each case it marks in `running` which case it runs, since when and where its
+    output starts, so that the harness knows them if the worker dies or hangs in the case."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
     _die_with_parent()
     _redirect_output(log_path)
@@ -215,12 +230,21 @@ def _worker(conn: Connection, backend: str, level: str | None, memory_cap: int,
                 return
             if chunk is None:
                 return
-            for index, case in chunk:
-                result = run_case(case, watched, memory_cap)  # type: ignore[arg-type]
+            done: list[tuple[int, Result]] = []
+            last_send = time.monotonic()
+            for k, (index, case) in enumerate(chunk):
                 sys.stdout.flush()
                 sys.stderr.flush()
-                # where the next case's output will start in the log
-                conn.send(("result", index, result, watched.exhausted, os.fstat(1).st_size))
+                running[LOG_OFFSET] = os.fstat(1).st_size
+                running[STARTED] = time.monotonic()
+                running[CASE] = index
+                result = run_case(case, watched, memory_cap)  # type: ignore[arg-type]
+                running[CASE] = -1
+                done.append((index, result))
+                if (watched.exhausted or k == len(chunk) - 1
+                        or time.monotonic() - last_send > SEND_EVERY_S):
+                    conn.send(("results", done, watched.exhausted))
+                    done, last_send = [], time.monotonic()
                 if watched.exhausted:
                     return
     except Exception:  # the harness's own fault (run_case turns the backend's into results)
@@ -235,10 +259,17 @@ class _Slot:
     process: Any
     conn: Connection
     log: Path
+    running: Any  # the worker's shared marker: CASE, STARTED, LOG_OFFSET
     state: str = "starting"  # starting, idle, busy
-    queue: deque[int] = field(default_factory=deque)  # sent, no result yet; [0] runs
-    since: float = field(default_factory=time.monotonic)  # the running case's start
-    log_offset: int = 0
+    queue: deque[int] = field(default_factory=deque)  # sent, no result received yet
+    since: float = field(default_factory=time.monotonic)  # when it started (to be ready)
+
+    def case(self) -> tuple[int, float, int] | None:
+        """(index, start, log offset) of the case the worker runs now, or None."""
+        index = int(self.running[CASE])  # read first: its start was written before it
+        if index < 0:
+            return None
+        return index, self.running[STARTED], int(self.running[LOG_OFFSET])
 
     def output_since(self, offset: int) -> str:
         try:
@@ -291,9 +322,10 @@ class Pool:
         log = Path(self.folder.name) / f"worker-{self.started}.log"
         log.touch()
         ours, theirs = self.context.Pipe(duplex=True)
+        running = self.context.RawArray("d", [-1.0, 0.0, 0.0])
         process = self.context.Process(
             target=_worker, name=f"dmlconf-worker-{self.started}", daemon=True,
-            args=(theirs, self.backend, str(self.level) if self.level else None,
+            args=(theirs, running, self.backend, str(self.level) if self.level else None,
                   self.execution.memory_cap, str(log)))
         saved = dict(os.environ)
         os.environ.update(self.execution.thread_environment)  # the child's, at its start
@@ -303,7 +335,7 @@ class Pool:
             os.environ.clear()
             os.environ.update(saved)
         theirs.close()
-        return _Slot(process, ours, log)
+        return _Slot(process, ours, log, running)
 
     def start(self, count: int) -> None:
         """Have count workers (started together: their starts overlap)."""
@@ -349,9 +381,7 @@ class Pool:
         if len(slot.queue) > chunk:
             return
         indices = [todo.popleft() for _ in range(min(chunk, len(todo)))]
-        if slot.state == "idle":
-            slot.state, slot.since = "busy", time.monotonic()
-            slot.log_offset = slot.log.stat().st_size
+        slot.state = "busy"
         slot.queue.extend(indices)
         try:
             # without the case's YAML text (`raw`): the runner does not read it; it is 60% of
@@ -363,14 +393,18 @@ class Pool:
     def _deadline(self, slot: _Slot) -> float | None:
         if slot.state == "starting":
             return slot.since + STARTUP_TIMEOUT_S
-        if slot.state == "busy" and self.execution.timeout_s:
-            return slot.since + self.execution.timeout_s
+        running = slot.case() if slot.state == "busy" else None
+        if running and self.execution.timeout_s:
+            return running[1] + self.execution.timeout_s
         return None
 
     def _step(self, finish: Callable[[int, Result], None], cases: Sequence[Case],
               todo: deque[int]) -> None:
         """Wait for a message, a death or a deadline, and deal with it."""
         deadlines = [d for d in map(self._deadline, self.slots) if d is not None]
+        if self.execution.timeout_s and any(s.state == "busy" for s in self.slots):
+            # a busy worker may start a case at any moment: look at its marker again soon
+            deadlines.append(time.monotonic() + POLL_S)
         timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
         wait([s.conn for s in self.slots] + [s.process.sentinel for s in self.slots], timeout)
         for i, slot in enumerate(self.slots):
@@ -384,11 +418,13 @@ class Pool:
                     raise WorkerError(f"a worker took more than {STARTUP_TIMEOUT_S:.0f} s to "
                                       f"build backend {self.backend}; its output:\n"
                                       f"{slot.output_since(0)}")
+                running = slot.case()
                 slot.stop()
-                self._lose(slot, cases, todo, finish, timed_out=True)
+                self._lose(slot, running, cases, todo, finish, timed_out=True)
             elif slot.state == "busy":
+                running = slot.case()
                 slot.process.join(5)
-                self._lose(slot, cases, todo, finish, timed_out=False)
+                self._lose(slot, running, cases, todo, finish, timed_out=False)
                 slot.stop()
             elif slot.state == "starting":
                 slot.process.join(5)
@@ -402,14 +438,24 @@ class Pool:
                 slot.stop()  # idle or retired (after a MemoryError), and gone
             self.slots[i] = self._start()
 
-    def _lose(self, slot: _Slot, cases: Sequence[Case], todo: deque[int],
-              finish: Callable[[int, Result], None], timed_out: bool) -> None:
-        """The slot's worker is gone: its running case gets the result that says how, the
-        cases sent after it go back to the front of the queue."""
-        running, *unrun = slot.queue
+    def _lose(self, slot: _Slot, running: tuple[int, float, int] | None,
+              cases: Sequence[Case], todo: deque[int], finish: Callable[[int, Result], None],
+              timed_out: bool) -> None:
+        """The slot's worker is gone: the case it was running gets the result that says how;
+        the others it was sent and did not report (not run, or run but not yet sent) go back
+        to the front of the queue, to run again in another worker."""
+        again = [i for i in slot.queue if not running or i != running[0]]
         slot.queue.clear()
-        todo.extendleft(reversed(unrun))
-        finish(running, self._lost(cases[running], slot, timed_out))
+        todo.extendleft(reversed(again))
+        if running is None:  # gone between cases: nothing to blame, but not for ever
+            self.failed_starts += 1
+            if self.failed_starts >= MAX_FAILED_STARTS:
+                how, _ = describe_exit(slot.process.exitcode)
+                raise WorkerError(f"worker processes keep dying between cases (the last "
+                                  f"{how}); its output:\n{slot.output_since(0)}")
+            return
+        index, started, offset = running
+        finish(index, self._lost(cases[index], slot, started, offset, timed_out))
 
     def _receive(self, slot: _Slot, finish: Callable[[int, Result], None],
                  todo: deque[int]) -> bool:
@@ -428,13 +474,14 @@ class Pool:
                     slot.stop()
                     raise WorkerError(f"internal error in a worker process (please report):\n"
                                       f"{message[1]}")
-                elif message[0] == "result":
-                    _, index, result, retire, slot.log_offset = message
-                    slot.queue.popleft()
-                    slot.since = time.monotonic()  # the next case's clock starts now
+                elif message[0] == "results":
+                    _, done, retire = message
+                    for index, result in done:
+                        slot.queue.remove(index)
+                        finish(index, result)
+                    self.failed_starts = 0
                     if not slot.queue:
                         slot.state = "idle"
-                    finish(index, result)
                     if retire:  # it exits: what it was sent goes to the others
                         todo.extendleft(reversed(slot.queue))
                         slot.queue.clear()
@@ -445,10 +492,10 @@ class Pool:
             return False
         return True
 
-    def _lost(self, case: Case, slot: _Slot, timed_out: bool) -> Result:
+    def _lost(self, case: Case, slot: _Slot, started: float, offset: int,
+              timed_out: bool) -> Result:
         """The result of a case whose worker died or was killed in it."""
-        elapsed = time.monotonic() - slot.since
-        output = slot.output_since(slot.log_offset)
+        output = slot.output_since(offset)
         if timed_out:
             result = new_result(case, "TIMEOUT", (
                 f"the case ran past the per-case timeout of {self.execution.timeout_s:g} s "
@@ -462,20 +509,23 @@ class Pool:
                 f"run went on with a new worker"))
             result.crash = {"exit_code": slot.process.exitcode, "signal": name,
                             "output": output}
-        result.duration_s = round(elapsed, 6)
+        result.duration_s = round(time.monotonic() - started, 6)
         return result
 
     def close(self) -> None:
-        """Stop every worker (a hung one is killed) and remove the logs."""
+        """Stop every worker and remove the logs. Idle workers are asked to exit and given
+        EXIT_GRACE_S together (a backend may release a device as it exits); a busy or hung one,
+        or one slow to exit, is killed."""
         for slot in self.slots:
             if slot.process.is_alive() and slot.state == "idle":
                 try:
                     slot.conn.send(None)
                 except OSError:
                     pass
+        until = time.monotonic() + EXIT_GRACE_S
         for slot in self.slots:
             if slot.state == "idle":
-                slot.process.join(2)
+                slot.process.join(max(0.0, until - time.monotonic()))
             slot.stop()
         self.slots = []
         self.folder.cleanup()

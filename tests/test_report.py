@@ -292,6 +292,16 @@ def test_execution_and_shard_lines() -> None:
     assert report.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
                                   "memory_cap_bytes": 512 * 2 ** 20}) == (
         "2 worker(s); isolated: yes; per-case timeout 5 s; memory cap 512 MiB")
+    assert report.execution_text({"workers": 1, "isolated": False, "timeout_s": None,
+                                  "memory_cap_bytes": None, "resumed_cases": 0,
+                                  "thread_environment": {}}) == (
+        "1 worker(s); isolated: no; no per-case timeout; no memory cap")
+    assert report.execution_text({"merged": [
+        {"shard": "1/2", "execution": {"workers": 2, "isolated": True, "timeout_s": 5,
+                                       "memory_cap_bytes": None}},
+        {"shard": "2/2", "execution": None}]}) == (
+        "merged from 2 shard(s): shard 1/2: 2 worker(s); isolated: yes; per-case timeout 5 s; "
+        "no memory cap | shard 2/2: ?")
     assert report.shard_line({"shard": None}) is None and report.shard_line({}) is None
     assert report.incomplete_line({"complete": True, "load_errors": []}) is None
     assert report.incomplete_line({"complete": False}) == (

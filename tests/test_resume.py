@@ -101,6 +101,19 @@ def test_a_journal_of_another_run_is_not_resumed(tmp_path: Path,
     assert not journal.path_for(out).exists()
 
 
+def test_a_run_that_cannot_start_leaves_the_journal_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DMLCONF_TEST_MARKER", str(tmp_path / "interrupted-once"))
+    out = tmp_path / "r.json"
+    args = ["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out)]
+    assert main([*args, "--backend", f"{HOSTILE}:InterruptingBackend"]) == 130
+    before = journal.path_for(out).read_bytes()
+    assert main([*args, "--backend", f"{HOSTILE}:NoSuchBackend"]) == 2  # a typo
+    assert main([*args, "--backend", f"{HOSTILE}:NoSuchBackend", "--isolate"]) == 2
+    assert journal.path_for(out).read_bytes() == before
+    assert main([*args, "--backend", f"{HOSTILE}:InterruptingBackend", "--resume"]) == 0
+
+
 def test_resume_without_a_journal_runs_everything(tmp_path: Path, uninterrupted: dict) -> None:
     out = tmp_path / "r.json"
     assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),

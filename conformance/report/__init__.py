@@ -234,6 +234,15 @@ def execution_text(execution: Any) -> str | None:
     if not isinstance(execution, dict):
         return None
     e = dict(execution)
+    merged = e.pop("merged", None)
+    if isinstance(merged, list):  # dmlconf merge: each shard's own execution
+        shards = [f"shard {m.get('shard', '?')}: {execution_text(m.get('execution')) or '?'}"
+                  for m in merged if isinstance(m, dict)]
+        return f"merged from {len(shards)} shard(s): " + " | ".join(shards)
+    if not e.get("thread_environment"):
+        e.pop("thread_environment", None)
+    if not e.get("resumed_cases"):
+        e.pop("resumed_cases", None)
     isolated = e.pop("isolated", None)
     timeout, cap = e.pop("timeout_s", None), e.pop("memory_cap_bytes", None)
     parts = [f"{e.pop('workers', '?')} worker(s)",
