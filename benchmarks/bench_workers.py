@@ -76,7 +76,7 @@ def main() -> int:
             wall = statistics.median(w for w, _ in samples)
             running = statistics.median(r for _, r in samples)
             rows.append({"backend": backend, "mode": mode, "cases": count, "cpus": cpus,
-                         "wall_s": round(wall, 2), "running_s": round(running, 2),
+                         "wall_s": round(wall, 3), "running_s": round(running, 3),
                          "speedup_wall": round(base_wall / wall, 2),
                          "speedup_running": round(base_run / running, 2),
                          "wall_samples": [round(w, 2) for w, _ in samples]})

@@ -29,3 +29,19 @@ def test_the_benchmark_runs_and_writes_its_table(tmp_path: Path) -> None:
         for r in mine.values():
             assert r["median"] > 0 and r["min"] <= r["median"] <= r["max"]
     assert (tmp_path / "t.md").read_text().count("\n| ") == len(rows) + 1
+
+
+def test_the_workers_benchmark_runs_and_writes_its_table(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_workers.py"), "--repeats", "1",
+         "--cases", str(ROOT / "cases" / "documented"), "--json", str(tmp_path / "w.json")],
+        capture_output=True, text=True, check=True, timeout=600).stdout
+    assert "| backend | mode | cases | wall s |" in out
+    rows = json.loads((tmp_path / "w.json").read_text())
+    modes = [r["mode"] for r in rows]
+    assert modes[:3] == ["in-process (baseline)", "1 isolated worker", "2 workers"]
+    base = rows[0]
+    assert base["speedup_wall"] == base["speedup_running"] == 1.0
+    for r in rows:
+        assert r["cases"] == 18 and r["wall_s"] > r["running_s"] > 0
+        assert r["speedup_wall"] > 0 and r["speedup_running"] > 0

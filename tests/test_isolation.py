@@ -148,3 +148,48 @@ def test_describe_exit() -> None:
     how, name = workers.describe_exit(-9)
     assert name == "SIGKILL" and "out-of-memory killer" in how
     assert workers.describe_exit(0xC0000005)[0].startswith("died of an access violation")
+
+
+def documented_cases() -> list:
+    from conformance.casefile import load_cases
+
+    return load_cases([DOCUMENTED])
+
+
+@pytest.mark.parametrize("backend", ["SegfaultBackend", "LeakyBackend"])
+def test_each_lost_or_retired_worker_is_replaced_once(backend: str) -> None:
+    cases = documented_cases()
+    execution = workers.Execution(workers=1, isolated=True, memory_cap=1 << 30)
+    with workers.Pool(f"{HOSTILE}:{backend}", None, execution) as pool:
+        found = pool.run(cases)
+        started = pool.started
+    assert [r.id for r in found] == [c.id for c in cases]  # in the cases' order
+    assert [r.id for r in found if r.status != "PASS"] == list(VICTIMS)
+    assert started == 3  # the first worker, and one for each victim
+
+
+def test_the_timeout_is_per_case_not_per_chunk(tmp_path: Path) -> None:
+    """18 cases of 0.2 s or more each (one call, two for the equivalence case) in one worker,
+    sent in chunks: none reaches the 1.5 s timeout although a chunk takes longer."""
+    code, doc = run(tmp_path, "SlowBackend", "--timeout", "1.5", "--workers", "1",
+                    "--isolate")
+    assert code == 0 and doc["summary"]["PASS"] == 18
+    assert doc["duration_s"] > 3.6
+
+
+def test_a_worker_that_dies_between_cases_is_not_blamed_on_a_case(tmp_path: Path) -> None:
+    """The harness cannot know which case a worker that dies outside any case was at: the
+    cases it was sent go to a fresh worker; workers that keep dying stop the run."""
+    from conformance.runner import new_result
+
+    cases = documented_cases()[:3]
+    execution = workers.Execution(workers=1, isolated=True, memory_cap=1 << 30)
+    with workers.Pool("numpy", None, execution) as pool:
+        pool.ready()
+        slot = pool.slots[0]
+        slot.process.kill()
+        slot.process.join()
+        found = pool.run(cases)
+        assert pool.started == 2
+    assert [r.status for r in found] == ["PASS"] * 3
+    assert new_result(cases[0]).id == cases[0].id
