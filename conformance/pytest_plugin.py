@@ -48,6 +48,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--dml-baseline", metavar="PATH", default=None,
                     help="YAML file of known failures: matching FAIL/ERROR/TIMEOUT become xfail "
                          "(docs/baselines.md)")
+    group.addoption("--dml-strict", action="store_true", default=False,
+                    help="with --dml-baseline: a case the baseline expects to fail that passes "
+                         "(XPASS) fails its item (as `dmlconf run --strict`)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -83,6 +86,9 @@ class DmlConformance:
         except baselines.BaselineError as exc:
             raise pytest.UsageError(str(exc)) from None
         self.baseline_path = path
+        self.strict = bool(config.getoption("dml_strict"))
+        if self.strict and self.baseline is None:
+            raise pytest.UsageError("--dml-strict needs --dml-baseline")
         base = config.invocation_params.dir
         given = config.getoption("dml_cases")
         try:
@@ -92,11 +98,16 @@ class DmlConformance:
                 from conformance.cli import default_case_paths
 
                 self.paths = default_case_paths()
+            for path in self.paths:  # a mistyped path is a usage error
+                if not path.exists():
+                    raise CaseFileError(path, None, "no such file or folder")
             patterns = config.getoption("dml_k")
-            self.cases = select(load_cases(self.paths), patterns)
+            # a problem in a case file fails an item of its own; the other cases still run
+            self.load_errors: list[CaseFileError] = []
+            self.cases = select(load_cases(self.paths, self.load_errors), patterns)
         except CaseFileError as exc:
             raise pytest.UsageError(f"dmlconf: {exc}") from None
-        if not self.cases:
+        if not self.cases and not self.load_errors:
             raise pytest.UsageError(
                 "dmlconf: no case selected in " + ", ".join(str(p) for p in self.paths)
                 + (f" by --dml-k {' '.join(patterns)}" if patterns else ""))
@@ -127,6 +138,9 @@ class CaseCollector(pytest.Collector):
 
     def collect(self) -> Iterator[CaseItem]:  # type: ignore[override]
         plugin: DmlConformance = self.config.pluginmanager.get_plugin("dmlconf-session")
+        for n, error in enumerate(plugin.load_errors):
+            yield LoadErrorItem.from_parent(self, name=f"load-error/{n + 1}",
+                                            nodeid=f"load-error/{n + 1}", error=error)
         for case in plugin.cases:
             yield CaseItem.from_parent(self, name=case.id, nodeid=case.id, case=case,
                                        plugin=plugin)
@@ -153,6 +167,8 @@ class CaseItem(pytest.Item):
             pytest.skip(result.message)
         if result.status == "XFAIL":
             pytest.xfail(result.message)
+        if result.status == "XPASS" and self.plugin.strict:
+            raise CaseFailedError(result.status, result.message)
         if result.status in FAILING:
             if self.case.ambiguous:
                 first = result.message.splitlines()[0] if result.message else ""
@@ -174,3 +190,22 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path | str, int | None, str]:
         return self.case.file or self.path, max(self.case.line - 1, 0), self.case.id
+
+
+class LoadErrorItem(pytest.Item):
+    """A case file (or one case in it) that could not be loaded: a failing item, so that the
+    session goes on with the other cases and still fails."""
+
+    def __init__(self, *, error: CaseFileError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def runtest(self) -> None:
+        raise CaseFailedError("LOAD ERROR", str(self.error))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> str:
+        return f"case file problem (its cases are not run): {self.error}"
+
+    def reportinfo(self) -> tuple[str, int | None, str]:
+        return self.error.path, max((self.error.line or 1) - 1, 0), f"load error: {self.error}"

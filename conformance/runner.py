@@ -58,9 +58,10 @@ def physical_memory() -> int | None:
 
 def default_memory_cap(processes: int = 1) -> int:
     """The memory one process running cases may use: half the machine's memory shared by the
-    processes (4 GiB where the OS does not say), at least 256 MiB."""
+    processes (4 GiB where the OS does not say), at least 1 GiB (a JIT compiling its kernels in
+    a worker needs some hundreds of MiB; the cap is a limit, not a reservation)."""
     total = physical_memory() or 8 << 30
-    return max(256 << 20, total // 2 // max(processes, 1))
+    return max(1 << 30, total // 2 // max(processes, 1))
 
 
 def case_bytes(case: Case) -> int:

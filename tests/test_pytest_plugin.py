@@ -90,6 +90,36 @@ def test_ambiguous_failures_are_xfail(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*ambiguous region of the spec: a test reading*"])
 
 
+def test_strict_fails_a_case_the_baseline_expects_to_fail_that_passes(
+        pytester: pytest.Pytester) -> None:
+    baseline = pytester.path / "baseline.yaml"
+    baseline.write_text("- cases: documented/strides/2d-row-major\n  status: FAIL\n"
+                        "  reason: thought broken\n")
+    result = run(pytester, "--dml-backend", "numpy", "--dml-baseline", str(baseline))
+    result.assert_outcomes(passed=18)
+    result = run(pytester, "--dml-backend", "numpy", "--dml-baseline", str(baseline),
+                 "--dml-strict")
+    result.assert_outcomes(passed=17, failed=1)
+    result.stdout.fnmatch_lines(["*XPASS documented/strides/2d-row-major*",
+                                 "*passed, but the baseline expects FAIL (thought broken*"])
+    result = run(pytester, "--dml-backend", "numpy", "--dml-strict")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--dml-strict needs --dml-baseline*"])
+
+
+def test_a_bad_case_file_fails_an_item_and_the_other_cases_run(
+        pytester: pytest.Pytester) -> None:
+    cases = pytester.path / "cases"
+    cases.mkdir()
+    for name in ("depth_to_space1.yaml", "strides.yaml"):
+        (cases / name).write_text((ROOT / "cases" / "documented" / name).read_text())
+    (cases / "broken.yaml").write_text("cases: [unclosed\n")
+    result = run(pytester, "--dml-backend", "numpy", cases=str(cases))
+    result.assert_outcomes(passed=9, failed=1)
+    result.stdout.fnmatch_lines(["*case file problem (its cases are not run): *broken.yaml:2: "
+                                 "not valid YAML*"])
+
+
 def test_usage_errors(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--dml-backend", "no-such-backend")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -108,8 +138,12 @@ def test_xdist_workers_collect_the_same_items(pytester: pytest.Pytester) -> None
 @pytest.mark.parametrize("ambiguous", [False, True])
 def test_a_timeout_fails_the_item_like_an_error(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ambiguous: bool) -> None:
-    from conformance import runner
     from conformance.results import Result
+
+    # the module the plugin will import: `from conformance import runner` could give a stale
+    # attribute of the package, left by an earlier in-process pytester run that removed the
+    # module from sys.modules when it restored its snapshot
+    runner = importlib.import_module("conformance.runner")
 
     def timed_out(case: object, backend: object, *args: object, **kwargs: object) -> Result:
         return Result(id=case.id, status="TIMEOUT",  # type: ignore[attr-defined]
