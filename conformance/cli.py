@@ -282,6 +282,7 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, duration: flo
             continue
         word = "conformant" if v["conformant"] else "NOT conformant"
         xfail = f", XFAIL {v['XFAIL']}" if v.get("XFAIL") else ""
+        xfail = (f", TIMEOUT {v['TIMEOUT']}" if v.get("TIMEOUT") else "") + xfail
         print(f"  feature level {level}: {word} ({v['PASS'] + v.get('XPASS', 0)}/"
               f"{v['mandatory']} mandatory cases pass; FAIL {v['FAIL']}, ERROR {v['ERROR']}, "
               f"NOT_SUPPORTED {v['NOT_SUPPORTED']}{xfail})")

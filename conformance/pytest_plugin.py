@@ -5,7 +5,9 @@ available; the plugin does nothing unless `--dml-backend` is given. Then every s
 becomes one item (its node id is the case id) under a single collector, "dmlconf", which is
 added to whatever else pytest collects, so it works in a folder with no test files at all.
 Running an item runs the case through `conformance.runner.run_case` on a backend built once per
-process (once per pytest-xdist worker):
+process (once per pytest-xdist worker); for a native backend, or with --dml-isolate, in one
+worker process of conformance.workers per pytest process, so that a crash or a hang of the
+backend fails one item (ERROR, TIMEOUT) and the session goes on:
 
 - PASS (and XPASS against a baseline) passes;
 - FAIL, ERROR and TIMEOUT (results.FAILING) fail with the result's message (no traceback);
@@ -20,6 +22,7 @@ holds no state shared across processes, so every xdist worker collects the same 
 
 from __future__ import annotations
 
+import argparse
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +31,7 @@ from typing import Any
 import pytest
 
 from conformance.casefile import Case, CaseFileError, load_cases, select
-from conformance.results import FAILING
+from conformance.results import FAILING, Result
 
 COLLECTOR_NAME = "dmlconf"
 
@@ -48,6 +51,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--dml-baseline", metavar="PATH", default=None,
                     help="YAML file of known failures: matching FAIL/ERROR/TIMEOUT become xfail "
                          "(docs/baselines.md)")
+    group.addoption("--dml-isolate", action=argparse.BooleanOptionalAction, default=None,
+                    help="run the backend in a worker process, so that a crash or hang fails "
+                         "one item, not the session (default: for native backends)")
+    group.addoption("--dml-timeout", type=float, default=None, metavar="S",
+                    help="seconds a case may run in the worker before it is a TIMEOUT "
+                         "(default: as dmlconf run; 0: none)")
     group.addoption("--dml-strict", action="store_true", default=False,
                     help="with --dml-baseline: a case the baseline expects to fail that passes "
                          "(XPASS) fails its item (as `dmlconf run --strict`)")
@@ -112,18 +121,43 @@ class DmlConformance:
                 "dmlconf: no case selected in " + ", ".join(str(p) for p in self.paths)
                 + (f" by --dml-k {' '.join(patterns)}" if patterns else ""))
         self.backend: Any = None
+        self.pool: Any = None  # a conformance.workers.Pool when isolated
 
     def pytest_report_header(self) -> str:
         return (f"dmlconf: backend {self.backend_name}, {len(self.cases)} cases from "
                 + ", ".join(str(p) for p in self.paths))
 
     def pytest_sessionstart(self) -> None:
-        from backends import BackendLoadError, load_backend
+        from backends import BackendLoadError, backend_class, load_backend
+        from conformance import workers
+        from conformance.runner import default_memory_cap
 
         try:
-            self.backend = load_backend(self.backend_name, self.level)
-        except BackendLoadError as exc:
+            isolate = self.config.getoption("dml_isolate")
+            if isolate is None:
+                isolate = backend_class(self.backend_name).native
+            if isolate:  # one worker per pytest process (per xdist worker)
+                timeout = self.config.getoption("dml_timeout")
+                self.pool = workers.Pool(self.backend_name, self.level, workers.Execution(
+                    workers=1, isolated=True, memory_cap=default_memory_cap(),
+                    timeout_s=workers.DEFAULT_TIMEOUT_S if timeout is None else timeout or None))
+                self.pool.ready()
+            else:
+                self.backend = load_backend(self.backend_name, self.level)
+        except (BackendLoadError, workers.WorkerError) as exc:
             raise pytest.UsageError(f"--dml-backend {self.backend_name}: {exc}") from None
+
+    def pytest_sessionfinish(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+    def run(self, case: Case) -> Result:
+        """The case's result, from the worker when isolated."""
+        from conformance.runner import run_case
+
+        if self.pool is not None:
+            return self.pool.run([case])[0]
+        return run_case(case, self.backend)
 
     @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect the items
     def pytest_collection_modifyitems(self, session: pytest.Session,
@@ -157,9 +191,8 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         from conformance import baseline as baselines
-        from conformance.runner import run_case
 
-        result = run_case(self.case, self.plugin.backend)
+        result = self.plugin.run(self.case)
         if self.plugin.baseline is not None:
             result = baselines.apply(self.plugin.baseline, [result]).results[0]
         self.user_properties.append(("dmlconf_status", result.status))

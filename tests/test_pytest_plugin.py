@@ -120,6 +120,30 @@ def test_a_bad_case_file_fails_an_item_and_the_other_cases_run(
                                  "not valid YAML*"])
 
 
+def test_a_native_backend_runs_isolated_and_a_crash_fails_one_item(
+        pytester: pytest.Pytester) -> None:
+    hostile = f"{ROOT / 'tests' / 'hostile_backends.py'}"
+
+    def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+        # in a subprocess: an in-process pytester run re-imports multiprocessing's modules,
+        # which the spawning of worker processes does not survive
+        return pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider", "--rootdir",
+                                             str(pytester.path), "--dml-cases", DOCUMENTED,
+                                             *args)
+
+    result = run(pytester, "--dml-backend", f"{hostile}:SegfaultBackend")
+    result.assert_outcomes(passed=16, failed=2)
+    result.stdout.fnmatch_lines(["ERROR documented/depth_to_space/example",
+                                 "the backend crashed: its worker process was killed by "
+                                 "SIGSEGV (signal 11)*"])
+    result = run(pytester, "--dml-backend", f"{hostile}:HangBackend", "--dml-timeout", "1",
+                 "--dml-k", "documented/depth_to_space/", "--dml-k", "strides/2d")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["TIMEOUT documented/depth_to_space/example"])
+    # the reference in a worker on request
+    run(pytester, "--dml-backend", "numpy", "--dml-isolate").assert_outcomes(passed=18)
+
+
 def test_usage_errors(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--dml-backend", "no-such-backend")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
