@@ -545,6 +545,12 @@ def parser() -> argparse.ArgumentParser:
     exp.add_argument("--out", default="cases/regressions",
                      help="folder for regression cases (default: cases/regressions)")
     exp.add_argument("--level", help="the feature level claimed (default: the backend's highest)")
+    exp.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=None,
+                     help="run the backend in a worker process: a crash or hang is a failing "
+                          "example, shrunk like any other (default: for native backends)")
+    exp.add_argument("--timeout", type=float, metavar="S",
+                     help=f"with isolation: seconds an example may run before it is a TIMEOUT "
+                          f"(default: {DEFAULT_TIMEOUT_S:g}; 0: none)")
     exp.set_defaults(func=cmd_explore)
     return p
 

@@ -30,7 +30,7 @@ from hypothesis.errors import FlakyFailure, Unsatisfiable
 
 from backends import Backend, load_backend
 from conformance import ops
-from conformance.casefile import load_cases, load_text
+from conformance.casefile import Case, load_cases, load_text
 from conformance.generate import (
     bitlevel,
     dump,
@@ -46,6 +46,7 @@ from conformance.levels import HIGHEST, FeatureLevel
 from conformance.results import Result
 from conformance.runner import run_case
 from conformance.tensors import DataType, TensorDesc
+from conformance.workers import DEFAULT_TIMEOUT_S, CaseRunner
 
 OK = ("PASS", "NOT_SUPPORTED")
 DEFAULT_MAX_EXAMPLES = 100
@@ -361,12 +362,18 @@ FAMILIES: dict[str, Callable[[], st.SearchStrategy[Example]]] = {
 
 
 # -- the property -------------------------------------------------------------------------------
-def check(example: Example, backend: Backend) -> Result | None:
+def run_on(target: Backend | CaseRunner, loaded: Case) -> Result:
+    """The case's result on a backend (in this process) or through a CaseRunner (isolated
+    where it says so)."""
+    return target.run(loaded) if isinstance(target, CaseRunner) else run_case(loaded, target)
+
+
+def check(example: Example, backend: Backend | CaseRunner) -> Result | None:
     """Run an example as a committed file holds it; its result if it breaks the property."""
     (loaded,) = load_text(dump({"cases": [example.case]}), f"<explore {example.family}>")
     if loaded.ambiguous:
         return None
-    result = run_case(loaded, backend)
+    result = run_on(backend, loaded)
     return None if result.status in OK else result
 
 
@@ -412,7 +419,7 @@ class FamilyReport:
                 f"{first[:200]}\n  minimal example: {self.example!r}")
 
 
-def explore_family(family: str, backend: Backend, *, max_examples: int | None = None,
+def explore_family(family: str, backend: Backend | CaseRunner, *, max_examples: int | None = None,
                    seconds: float | None = None, seed: int = 0) -> FamilyReport:
     """Search one family for a failing example; shrink the first one found."""
     report = FamilyReport(family)
@@ -497,9 +504,12 @@ def write_regression(report: FamilyReport, out: Path, *, backend_name: str, seed
 def explore(backend_name: str, families: Sequence[str] | None = None, *,
             max_examples: int | None = None, seconds: float | None = None, seed: int = 0,
             out: str | Path = "cases/regressions", level: FeatureLevel | None = None,
-            stream: TextIO | None = None) -> tuple[int, list[FamilyReport]]:
+            stream: TextIO | None = None, isolate: bool | None = None,
+            timeout_s: float | None = DEFAULT_TIMEOUT_S) -> tuple[int, list[FamilyReport]]:
     """Explore each family against the backend; write a regression per failing family.
-    (exit status: 1 if any family failed, else 0; the reports)."""
+    (exit status: 1 if any family failed, else 0; the reports). isolate: run the backend in a
+    worker process (a crash or hang is then a failing example, ERROR or TIMEOUT, shrunk like
+    any other); None: for native backends, as dmlconf run."""
     stream = stream or sys.stderr
     names = list(families or FAMILIES)
     unknown = [f for f in names if f not in FAMILIES]
@@ -509,9 +519,18 @@ def explore(backend_name: str, families: Sequence[str] | None = None, *,
         raise ValueError("--max-examples must be at least 1")
     if seconds is not None and seconds <= 0:
         raise ValueError("--seconds must be positive")
-    backend = load_backend(backend_name, level)
-    stream.write(f"dmlconf explore: backend {backend_name} ({type(backend).__name__}), feature "
-                 f"level {backend.claimed_level}, seed {seed}, families {', '.join(names)}\n")
+    with CaseRunner(backend_name, level, isolate=isolate, timeout_s=timeout_s) as backend:
+        return _explore(backend, backend_name, names, max_examples=max_examples,
+                        seconds=seconds, seed=seed, out=out, level=level, stream=stream)
+
+
+def _explore(backend: CaseRunner, backend_name: str, names: list[str], *,
+             max_examples: int | None, seconds: float | None, seed: int, out: str | Path,
+             level: FeatureLevel | None, stream: TextIO) -> tuple[int, list[FamilyReport]]:
+    isolated = ", isolated in a worker process" if backend.isolated else ""
+    stream.write(f"dmlconf explore: backend {backend_name} ({backend.class_name}), feature "
+                 f"level {backend.claimed_level}{isolated}, seed {seed}, families "
+                 f"{', '.join(names)}\n")
     t0 = time.perf_counter()
     reports = []
     for i, family in enumerate(names):
@@ -524,7 +543,7 @@ def explore(backend_name: str, families: Sequence[str] | None = None, *,
             report.path = write_regression(report, Path(out), backend_name=backend_name,
                                            seed=seed, level=level)
             (again,) = load_cases([report.path])
-            report.reproduced = run_case(again, backend).status not in OK
+            report.reproduced = backend.run(again).status not in OK
             reference = load_backend("numpy", backend.claimed_level)
             report.reference_passes = run_case(again, reference).status in OK
         reports.append(report)
@@ -554,5 +573,8 @@ def command(args: argparse.Namespace) -> int:
     """`dmlconf explore` (conformance/cli.py parses the arguments)."""
     level = FeatureLevel.parse(args.level) if args.level else None
     status, _ = explore(args.backend, args.family, max_examples=args.max_examples,
-                        seconds=args.seconds, seed=args.seed, out=args.out, level=level)
+                        seconds=args.seconds, seed=args.seed, out=args.out, level=level,
+                        isolate=args.isolate,
+                        timeout_s=DEFAULT_TIMEOUT_S if args.timeout is None
+                        else args.timeout or None)
     return status

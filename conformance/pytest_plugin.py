@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from conformance.casefile import Case, CaseFileError, load_cases, select
-from conformance.results import FAILING, Result
+from conformance.results import FAILING
 
 COLLECTOR_NAME = "dmlconf"
 
@@ -120,44 +120,27 @@ class DmlConformance:
             raise pytest.UsageError(
                 "dmlconf: no case selected in " + ", ".join(str(p) for p in self.paths)
                 + (f" by --dml-k {' '.join(patterns)}" if patterns else ""))
-        self.backend: Any = None
-        self.pool: Any = None  # a conformance.workers.Pool when isolated
+        self.runner: Any = None  # a conformance.workers.CaseRunner, from the session's start
 
     def pytest_report_header(self) -> str:
         return (f"dmlconf: backend {self.backend_name}, {len(self.cases)} cases from "
                 + ", ".join(str(p) for p in self.paths))
 
     def pytest_sessionstart(self) -> None:
-        from backends import BackendLoadError, backend_class, load_backend
-        from conformance import workers
-        from conformance.runner import default_memory_cap
+        from backends import BackendLoadError
+        from conformance.workers import DEFAULT_TIMEOUT_S, CaseRunner, WorkerError
 
+        timeout = self.config.getoption("dml_timeout")
         try:
-            isolate = self.config.getoption("dml_isolate")
-            if isolate is None:
-                isolate = backend_class(self.backend_name).native
-            if isolate:  # one worker per pytest process (per xdist worker)
-                timeout = self.config.getoption("dml_timeout")
-                self.pool = workers.Pool(self.backend_name, self.level, workers.Execution(
-                    workers=1, isolated=True, memory_cap=default_memory_cap(),
-                    timeout_s=workers.DEFAULT_TIMEOUT_S if timeout is None else timeout or None))
-                self.pool.ready()
-            else:
-                self.backend = load_backend(self.backend_name, self.level)
-        except (BackendLoadError, workers.WorkerError) as exc:
+            self.runner = CaseRunner(
+                self.backend_name, self.level, isolate=self.config.getoption("dml_isolate"),
+                timeout_s=DEFAULT_TIMEOUT_S if timeout is None else timeout or None)
+        except (BackendLoadError, WorkerError) as exc:
             raise pytest.UsageError(f"--dml-backend {self.backend_name}: {exc}") from None
 
     def pytest_sessionfinish(self) -> None:
-        if self.pool is not None:
-            self.pool.close()
-
-    def run(self, case: Case) -> Result:
-        """The case's result, from the worker when isolated."""
-        from conformance.runner import run_case
-
-        if self.pool is not None:
-            return self.pool.run([case])[0]
-        return run_case(case, self.backend)
+        if self.runner is not None:
+            self.runner.close()
 
     @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect the items
     def pytest_collection_modifyitems(self, session: pytest.Session,
@@ -192,7 +175,7 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         from conformance import baseline as baselines
 
-        result = self.plugin.run(self.case)
+        result = self.plugin.runner.run(self.case)
         if self.plugin.baseline is not None:
             result = baselines.apply(self.plugin.baseline, [result]).results[0]
         self.user_properties.append(("dmlconf_status", result.status))

@@ -38,11 +38,11 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from backends import BackendLoadError, load_backend
+from backends import Backend, BackendLoadError, backend_class, load_backend
 from conformance.casefile import Case
 from conformance.levels import FeatureLevel
 from conformance.results import Result
-from conformance.runner import new_result, run_case
+from conformance.runner import default_memory_cap, new_result, run_case
 
 #: Seconds a case may run in an isolated worker before it is a TIMEOUT (--timeout).
 DEFAULT_TIMEOUT_S = 120.0
@@ -531,6 +531,52 @@ class Pool:
         self.folder.cleanup()
 
     def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class CaseRunner:
+    """Runs cases one at a time on a backend, for callers that have one case at a time (the
+    pytest plugin, dmlconf explore): in this process, or isolated in one worker process of a
+    Pool, where a crash or a hang of the backend costs one case (ERROR, TIMEOUT).
+
+    isolate None: isolated when the backend declares itself native (as dmlconf run does)."""
+
+    def __init__(self, backend: str, level: FeatureLevel | None = None,
+                 isolate: bool | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
+                 ) -> None:
+        self.isolated = backend_class(backend).native if isolate is None else isolate
+        self.pool: Pool | None = None
+        self.backend: Backend | None = None
+        if self.isolated:
+            self.pool = Pool(backend, level, Execution(workers=1, isolated=True,
+                                                       timeout_s=timeout_s,
+                                                       memory_cap=default_memory_cap()))
+            try:
+                info = self.pool.ready()
+            except BaseException:
+                self.pool.close()
+                raise
+            self.class_name = info["class_name"]
+            self.claimed_level = FeatureLevel.parse(info["claimed_level"])
+        else:
+            self.backend = load_backend(backend, level)
+            self.class_name = type(self.backend).__name__
+            self.claimed_level = self.backend.claimed_level
+
+    def run(self, case: Case) -> Result:
+        if self.pool is not None:
+            return self.pool.run([case])[0]
+        assert self.backend is not None
+        return run_case(case, self.backend)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+    def __enter__(self) -> CaseRunner:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -137,6 +137,24 @@ def test_ambiguous_cases_never_fail_the_property() -> None:
     assert result is not None and result.status == "FAIL"
 
 
+def test_a_crashing_native_backend_is_explored_in_a_worker(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A crash is a failing example like any other: shrunk (each crash costs a fresh worker),
+    written, reproduced through a worker; the explorer survives it."""
+    exiting = f"{HERE / 'hostile_backends.py'}:ExitBackend"
+    code = main(["explore", "--backend", exiting, "--family", "tables", "--max-examples", "40",
+                 "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "isolated in a worker process" in err
+    assert "ERROR the backend crashed: its worker process exited with code 3" in err
+    assert "operator='DEPTH_TO_SPACE'" in err or "operator='SPACE_TO_DEPTH'" in err
+    assert "(reproduces; the reference passes it)" in err
+    (path,) = tmp_path.glob("tables-*.yaml")
+    assert main(["run", "-q", "--cases", str(path), "--backend", exiting,
+                 "--json", str(tmp_path / "r.json")]) == 1
+
+
 def test_a_time_budget_ends_the_search(tmp_path: Path) -> None:
     code, reports = explore.explore("numpy", ["tables", "bitlevel"], seconds=0.6,
                                     out=tmp_path / "regressions")

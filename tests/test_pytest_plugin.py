@@ -164,16 +164,16 @@ def test_a_timeout_fails_the_item_like_an_error(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ambiguous: bool) -> None:
     from conformance.results import Result
 
-    # the module the plugin will import: `from conformance import runner` could give a stale
-    # attribute of the package, left by an earlier in-process pytester run that removed the
-    # module from sys.modules when it restored its snapshot
-    runner = importlib.import_module("conformance.runner")
+    # the module whose run_case the plugin's CaseRunner calls. `from conformance import
+    # workers` could give a stale attribute of the package, left by an earlier in-process
+    # pytester run that removed the module from sys.modules when it restored its snapshot
+    workers = importlib.import_module("conformance.workers")
 
     def timed_out(case: object, backend: object, *args: object, **kwargs: object) -> Result:
         return Result(id=case.id, status="TIMEOUT",  # type: ignore[attr-defined]
                       message="ran past the per-case timeout of 2 s")
 
-    monkeypatch.setattr(runner, "run_case", timed_out)  # pytester runs in this process
+    monkeypatch.setattr(workers, "run_case", timed_out)  # pytester runs in this process
     text = (ROOT / "cases" / "documented" / "depth_to_space1.yaml").read_text()
     marker = "  - id: documented/depth_to_space1/example-1-depth-column-row\n"
     case_file = pytester.path / "d2s1.yaml"
