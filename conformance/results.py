@@ -37,6 +37,8 @@ class Result:
     message: str = ""
     duration_s: float = 0.0
     operators: list[str] = field(default_factory=list)
+    #: The data types of the case's tensors, each once, in call and tensor order.
+    data_types: list[str] = field(default_factory=list)
     feature_level: str = ""
     feature_level_below: str | None = None
     tags: list[str] = field(default_factory=list)

@@ -373,6 +373,8 @@ def new_result(case: Case, status: str = "PASS", message: str = "") -> Result:
     """A result for case, its descriptive fields filled in from the case."""
     return Result(
         id=case.id, status=status, message=message, operators=list(case.operators),
+        data_types=list(dict.fromkeys(d.data_type.name for named in case.calls
+                                      for d in named.call.tensors.values())),
         feature_level=str(case.feature_level),
         feature_level_below=str(case.feature_level_below) if case.feature_level_below else None,
         tags=list(case.tags), spec=[c.to_json() for c in case.spec], ambiguous=case.ambiguous)

@@ -197,6 +197,11 @@ def test_sections_and_matrices() -> None:
     assert report.case_data_type(doc["results"][1]) == "FLOAT16"
     assert report.case_data_type({"id": "generated/roundtrip/a/b1/float32-a"}) == "FLOAT32"
     assert report.case_data_type({"id": "documented/resample1/boom"}) == "-"
+    # the result's own data types win over the id (documented ids name none)
+    assert report.case_data_type({"id": "documented/resample1/boom",
+                                  "data_types": ["FLOAT32"]}) == "FLOAT32"
+    assert report.case_data_type({"id": "x/float16", "data_types": ["FLOAT32", "UINT8"]}) == \
+        "FLOAT32/UINT8"
     assert report.case_family({"id": "documented/x", "tags": ["documented"]}) == "documented"
     assert report.case_family({"id": "generated/offsets/x", "tags": ["offsets"]}) == "offsets"
     dtype = re.search(r'<table class="matrix" id="matrix-dtype">.*?</table>', text, re.S)

@@ -689,9 +689,10 @@ def test_results_document_has_the_documented_fields(
 
     assert len(back["results"]) == len(found)
     item = next(r for r in back["results"] if r["id"] == D2S1_CRD)
-    assert set(item) == {"id", "status", "message", "duration_s", "operators", "feature_level",
-                         "feature_level_below", "tags", "spec", "ambiguous", "info",
-                         "mismatches", "grids", "crash"}
+    assert item["data_types"] == ["UINT32"]
+    assert set(item) == {"id", "status", "message", "duration_s", "operators", "data_types",
+                         "feature_level", "feature_level_below", "tags", "spec", "ambiguous",
+                         "info", "mismatches", "grids", "crash"}
     assert item["status"] == "FAIL" and "expected 9, got 18" in item["message"]
     assert isinstance(item["duration_s"], float)
     assert item["operators"] == ["DEPTH_TO_SPACE1"] and item["feature_level"] == "2_1"

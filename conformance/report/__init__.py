@@ -300,9 +300,12 @@ NO_DATA_TYPE = "-"
 
 
 def case_data_type(r: dict[str, Any]) -> str:
-    """The data type a case runs with, from its id: the last id part that is a data type name
-    in lowercase (`.../float16`, `.../float32-a`, `.../float32/batch/...`), upper-cased
-    (`FLOAT16`); "-" when the id names none (documented cases, invalid descs)."""
+    """The data type a case runs with: its `data_types` joined with "/" (`FLOAT16`,
+    `FLOAT32/UINT8`); in older documents, which lack them, the last id part that is a data type
+    name in lowercase (`.../float16`, `.../float32-a`), upper-cased, or "-" when none is."""
+    types = r.get("data_types")
+    if isinstance(types, list) and types and all(isinstance(t, str) for t in types):
+        return "/".join(types)
     for part in reversed(str(r.get("id", "")).split("/")):
         m = _DATA_TYPE.match(part)
         if m:
