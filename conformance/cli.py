@@ -128,12 +128,18 @@ def _execution(args: argparse.Namespace, cases: int, native: bool) -> Execution:
         workers = 1  # in this process
     else:
         workers = min(args.workers or default_workers(cases), max(cases, 1))
-    isolated = args.isolate if args.isolate is not None else (native or workers > 1)
+    if args.timeout is not None and args.timeout < 0:
+        raise ValueError("--timeout must be 0 (none) or more seconds")
+    # a timeout asked for can only be kept by a worker that can be killed
+    wants_timeout = bool(args.timeout)
+    isolated = (args.isolate if args.isolate is not None
+                else native or workers > 1 or wants_timeout)
     if not isolated and workers > 1:
         raise ValueError("--no-isolate runs the cases in this process, one at a time: "
                          "it takes --workers 1")
-    if args.timeout is not None and args.timeout < 0:
-        raise ValueError("--timeout must be 0 (none) or more seconds")
+    if not isolated and wants_timeout:
+        raise ValueError("--timeout needs isolation (a case in this process cannot be "
+                         "stopped): drop --no-isolate")
     timeout = DEFAULT_TIMEOUT_S if args.timeout is None else (args.timeout or None)
     cap = (parse_size(args.memory_cap) if args.memory_cap
            else default_memory_cap(workers if isolated else 1))

@@ -353,8 +353,8 @@ class Pool:
     def run(self, cases: Sequence[Case],
             on_result: Callable[[Result], None] | None = None) -> list[Result]:
         """Every case's result, in the cases' order. Each worker is sent cases in chunks (two
-        chunks in flight, so that it never waits for the next) and sends each result back as
-        it is known; the first case of a worker's chunk without a result is the one it runs."""
+        chunks in flight, so that it never waits for the next) and sends its results back in
+        batches; the case it runs at any moment is in its shared marker (Slot.case)."""
         results: list[Result | None] = [None] * len(cases)
         todo = deque(range(len(cases)))
         left = len(cases)

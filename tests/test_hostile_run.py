@@ -134,6 +134,7 @@ def test_parse_size() -> None:
     (["--timeout", "-1"], "--timeout must be 0 (none) or more seconds"),
     (["--shard", "3/2"], "give K/N with 1 <= K <= N"),
     (["--memory-cap", "lots"], "give a size such as 512M"),
+    (["--timeout", "5", "--no-isolate"], "--timeout needs isolation"),
 ])
 def test_execution_usage_errors(args: list[str], message: str, tmp_path: Path,
                                 capsys: pytest.CaptureFixture[str]) -> None:

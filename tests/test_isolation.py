@@ -131,6 +131,14 @@ def test_a_backend_that_cannot_be_built_in_a_worker_is_a_load_error(
     assert "has no NoSuchBackend" in capsys.readouterr().err
 
 
+def test_a_timeout_asked_for_isolates_any_backend(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out), "-k", "strides",
+                 "--timeout", "30"]) == 0
+    execution = json.loads(out.read_text())["execution"]
+    assert execution["isolated"] is True and execution["timeout_s"] == 30
+
+
 def test_native_backends_are_isolated_by_default_and_in_process_on_request(
         tmp_path: Path) -> None:
     _, doc = run(tmp_path, "ExitBackend", "-k", "strides")  # native, no victim selected
