@@ -133,7 +133,7 @@ def _execution(args: argparse.Namespace, cases: int, native: bool) -> Execution:
     # a timeout asked for can only be kept by a worker that can be killed
     wants_timeout = bool(args.timeout)
     isolated = (args.isolate if args.isolate is not None
-                else native or workers > 1 or wants_timeout)
+                else native or workers > 1 or wants_timeout or bool(args.cases_per_worker))
     if not isolated and workers > 1:
         raise ValueError("--no-isolate runs the cases in this process, one at a time: "
                          "it takes --workers 1")
@@ -143,7 +143,12 @@ def _execution(args: argparse.Namespace, cases: int, native: bool) -> Execution:
     timeout = DEFAULT_TIMEOUT_S if args.timeout is None else (args.timeout or None)
     cap = (parse_size(args.memory_cap) if args.memory_cap
            else default_memory_cap(workers if isolated else 1))
-    return Execution(workers=workers, isolated=isolated, timeout_s=timeout, memory_cap=cap)
+    if args.cases_per_worker is not None and args.cases_per_worker < 1:
+        raise ValueError("--cases-per-worker must be 1 or more")
+    if not isolated and args.cases_per_worker:
+        raise ValueError("--cases-per-worker needs isolation: drop --no-isolate")
+    return Execution(workers=workers, isolated=isolated, timeout_s=timeout, memory_cap=cap,
+                     cases_per_worker=args.cases_per_worker)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -486,6 +491,10 @@ def parser() -> argparse.ArgumentParser:
                           "buffers do not fit is refused before allocating; isolated workers "
                           "are capped there (Linux) (default: half the memory, shared by the "
                           "workers)")
+    par.add_argument("--cases-per-worker", type=int, metavar="N",
+                     help="replace each worker after N cases (1: every case in a fresh "
+                          "process; slower, but no case sees what an earlier one left in the "
+                          "backend's memory) (default: never)")
     par.add_argument("--shard", metavar="K/N",
                      help="run only the K-th of N round-robin shards of the selected cases "
                           "(join the results with dmlconf merge)")

@@ -83,12 +83,15 @@ class WorkerError(Exception):
 @dataclass(frozen=True)
 class Execution:
     """How a run executes its cases: in this process (isolated False, workers 1) or in
-    `workers` worker processes; timeout_s (None: none) and memory_cap (bytes per process)."""
+    `workers` worker processes; timeout_s (None: none) and memory_cap (bytes per process);
+    cases_per_worker: a worker is replaced after that many cases (None: never; 1: every case in
+    a fresh process, so that no case can see what an earlier one left in the backend's memory)."""
 
     workers: int = 1
     isolated: bool = False
     timeout_s: float | None = DEFAULT_TIMEOUT_S
     memory_cap: int = 0
+    cases_per_worker: int | None = None
     cpus: int = field(default_factory=available_cpus)
 
     @property
@@ -104,6 +107,7 @@ class Execution:
         return {"workers": self.workers, "isolated": self.isolated,
                 "timeout_s": self.timeout_s if self.isolated else None,
                 "memory_cap_bytes": self.memory_cap,
+                "cases_per_worker": self.cases_per_worker if self.isolated else None,
                 "thread_environment": self.thread_environment}
 
 
@@ -199,10 +203,11 @@ SEND_EVERY_S = 0.05
 
 
 def _worker(conn: Connection, running: Any, backend: str, level: str | None,
-            memory_cap: int, log_path: str) -> None:
+            memory_cap: int, log_path: str, cases_per_worker: int | None = None) -> None:
     """A worker's life: build the backend, then run each chunk of (index, case) received until
-    None. Before each case it marks in `running` which case it runs, since when and where its
-    output starts, so that the harness knows them if the worker dies or hangs in the case."""
+    None, or until it has run cases_per_worker cases. Before each case it marks in `running`
+    which case it runs, since when and where its output starts, so that the harness knows them
+    if the worker dies or hangs in the case."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
     _die_with_parent()
     _redirect_output(log_path)
@@ -222,6 +227,7 @@ def _worker(conn: Connection, running: Any, backend: str, level: str | None,
                          "claimed_level": str(built.claimed_level),
                          "data_limit": _cap_memory(memory_cap)}))
     watched = _Watched(built)
+    ran = 0
     try:
         while True:
             try:
@@ -241,11 +247,12 @@ def _worker(conn: Connection, running: Any, backend: str, level: str | None,
                 result = run_case(case, watched, memory_cap)  # type: ignore[arg-type]
                 running[CASE] = -1
                 done.append((index, result))
-                if (watched.exhausted or k == len(chunk) - 1
-                        or time.monotonic() - last_send > SEND_EVERY_S):
-                    conn.send(("results", done, watched.exhausted))
+                ran += 1
+                retire = watched.exhausted or ran == cases_per_worker
+                if retire or k == len(chunk) - 1 or time.monotonic() - last_send > SEND_EVERY_S:
+                    conn.send(("results", done, retire))
                     done, last_send = [], time.monotonic()
-                if watched.exhausted:
+                if retire:
                     return
     except Exception:  # the harness's own fault (run_case turns the backend's into results)
         conn.send(("broken", traceback.format_exc()))
@@ -326,7 +333,7 @@ class Pool:
         process = self.context.Process(
             target=_worker, name=f"dmlconf-worker-{self.started}", daemon=True,
             args=(theirs, running, self.backend, str(self.level) if self.level else None,
-                  self.execution.memory_cap, str(log)))
+                  self.execution.memory_cap, str(log), self.execution.cases_per_worker))
         saved = dict(os.environ)
         os.environ.update(self.execution.thread_environment)  # the child's, at its start
         try:
@@ -377,7 +384,8 @@ class Pool:
 
     def _feed(self, slot: _Slot, todo: deque[int]) -> None:
         """Send the slot a chunk when it has at most one chunk left to run."""
-        chunk = max(1, min(CHUNK, len(todo) // (max(len(self.slots), 1) * 8)))
+        chunk = max(1, min(CHUNK, len(todo) // (max(len(self.slots), 1) * 8),
+                           self.execution.cases_per_worker or CHUNK))
         if len(slot.queue) > chunk:
             return
         indices = [todo.popleft() for _ in range(min(chunk, len(todo)))]
@@ -482,7 +490,8 @@ class Pool:
                     self.failed_starts = 0
                     if not slot.queue:
                         slot.state = "idle"
-                    if retire:  # it exits: what it was sent goes to the others
+                    if retire:  # it exits (a MemoryError, or its cases are done): what it
+                        # was sent and did not run goes to the others
                         todo.extendleft(reversed(slot.queue))
                         slot.queue.clear()
                         slot.state = "retired"

@@ -15,6 +15,8 @@ operators (two of the 18 documented cases, the 1st and the 9th), where it:
 - InterruptingBackend raises KeyboardInterrupt (a Ctrl-C) at its 6th call, once per marker
                      file named by $DMLCONF_TEST_MARKER: the test of an interrupted run
 - SlowBackend        sleeps 0.2 s per call (a run long enough to interrupt from outside)
+- StickyBackend      correct in the first call of its process only: later calls write one
+                     byte wrong, as a backend whose earlier call left its state corrupted
 """
 
 from __future__ import annotations
@@ -120,3 +122,16 @@ class SlowBackend(NumpyReferenceBackend):
     def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
         time.sleep(0.2)
         super().execute(call, bindings)
+
+
+class StickyBackend(NumpyReferenceBackend):
+    name = "hostile-sticky"
+    native = True
+    calls = 0
+
+    def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
+        super().execute(call, bindings)
+        StickyBackend.calls += 1
+        if StickyBackend.calls > 1:
+            for tensor in ("OutputTensor",):
+                bindings[tensor][0] ^= 0x01

@@ -201,3 +201,26 @@ def test_a_worker_that_dies_between_cases_is_not_blamed_on_a_case(tmp_path: Path
         assert pool.started == 2
     assert [r.status for r in found] == ["PASS"] * 3
     assert new_result(cases[0]).id == cases[0].id
+
+
+def test_cases_per_worker_replaces_workers_and_keeps_the_results() -> None:
+    cases = documented_cases()
+    execution = workers.Execution(workers=1, isolated=True, memory_cap=1 << 30,
+                                  cases_per_worker=5)
+    with workers.Pool("numpy", None, execution) as pool:
+        found = pool.run(cases)
+        started = pool.started
+    assert [r.id for r in found] == [c.id for c in cases]
+    assert all(r.status == "PASS" for r in found)
+    assert started == 4  # after 5, 10 and 15 cases a fresh worker
+
+
+def test_one_case_per_worker_isolates_cases_from_each_other(tmp_path: Path) -> None:
+    """A backend whose first call leaves its state corrupted: reused workers fail every later
+    case; one case per worker passes them all."""
+    _, shared = run(tmp_path, "StickyBackend", "-k", "strides", "--workers", "1")
+    assert [r["status"] for r in shared["results"]].count("FAIL") == 6
+    code, fresh = run(tmp_path, "StickyBackend", "-k", "strides", "--cases-per-worker", "1",
+                      "--workers", "2")
+    assert code == 0 and fresh["summary"]["PASS"] == 7
+    assert fresh["execution"]["cases_per_worker"] == 1

@@ -294,8 +294,12 @@ def test_execution_and_shard_lines() -> None:
         "2 worker(s); isolated: yes; per-case timeout 5 s; memory cap 512 MiB")
     assert report.execution_text({"workers": 1, "isolated": False, "timeout_s": None,
                                   "memory_cap_bytes": None, "resumed_cases": 0,
-                                  "thread_environment": {}}) == (
+                                  "cases_per_worker": None, "thread_environment": {}}) == (
         "1 worker(s); isolated: no; no per-case timeout; no memory cap")
+    assert report.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
+                                  "memory_cap_bytes": None, "cases_per_worker": 1}) == (
+        "2 worker(s); isolated: yes; per-case timeout 5 s; no memory cap; a fresh worker every "
+        "1 case(s)")
     assert report.execution_text({"merged": [
         {"shard": "1/2", "execution": {"workers": 2, "isolated": True, "timeout_s": 5,
                                        "memory_cap_bytes": None}},

@@ -243,6 +243,7 @@ def execution_text(execution: Any) -> str | None:
         e.pop("thread_environment", None)
     if not e.get("resumed_cases"):
         e.pop("resumed_cases", None)
+    per_worker = e.pop("cases_per_worker", None)
     isolated = e.pop("isolated", None)
     timeout, cap = e.pop("timeout_s", None), e.pop("memory_cap_bytes", None)
     parts = [f"{e.pop('workers', '?')} worker(s)",
@@ -250,6 +251,8 @@ def execution_text(execution: Any) -> str | None:
                              else "no" if isolated is False else str(isolated)),
              "no per-case timeout" if timeout is None else f"per-case timeout {timeout} s",
              "no memory cap" if cap is None else f"memory cap {_size(cap)}"]
+    if per_worker:
+        parts.append(f"a fresh worker every {per_worker} case(s)")
     parts += [f"{key} {value}" for key, value in e.items()]
     return "; ".join(parts)
 
