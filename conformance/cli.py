@@ -482,7 +482,8 @@ def parser() -> argparse.ArgumentParser:
     par.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=None,
                      help="run the backend in worker processes, so that a crash, hang or "
                           "memory exhaustion fails one case, not the run (default: for native "
-                          "backends and more than one worker)")
+                          "backends, more than one worker, or a --timeout or "
+                          "--cases-per-worker given)")
     par.add_argument("--timeout", type=float, metavar="S",
                      help=f"seconds a case may run in an isolated worker before it is a "
                           f"TIMEOUT (default: {DEFAULT_TIMEOUT_S:g}; 0: none)")
@@ -505,7 +506,8 @@ def parser() -> argparse.ArgumentParser:
 
     mrg = sub.add_parser("merge", help="join the results files of the shards of a run "
                                        "(dmlconf run --shard K/N) into one")
-    mrg.add_argument("shards", nargs="+", metavar="SHARD.json")
+    mrg.add_argument("shards", nargs="+", metavar="SHARD.json",
+                     help="the results file of every shard (dmlconf run --shard K/N --json ...)")
     mrg.add_argument("--json", default=DEFAULT_JSON, metavar="PATH",
                      help=f"the merged results file (default: {DEFAULT_JSON})")
     _report_options(mrg)
