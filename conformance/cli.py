@@ -8,7 +8,7 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,7 +23,7 @@ from conformance.casefile import Case, CaseFileError, case_set_hash, load_cases,
 from conformance.journal import JournalError
 from conformance.levels import FeatureLevel
 from conformance.results import FAILING, Result
-from conformance.runner import default_memory_cap, run_cases
+from conformance.runner import default_memory_cap, is_flaky, retry_failures, run_cases
 from conformance.workers import DEFAULT_TIMEOUT_S, Execution, Pool, WorkerError, available_cpus
 
 DEFAULT_JSON = "reports/results.json"
@@ -143,12 +143,25 @@ def _execution(args: argparse.Namespace, cases: int, native: bool) -> Execution:
     timeout = DEFAULT_TIMEOUT_S if args.timeout is None else (args.timeout or None)
     cap = (parse_size(args.memory_cap) if args.memory_cap
            else default_memory_cap(workers if isolated else 1))
+    if args.retries < 0:
+        raise ValueError("--retries must be 0 or more")
     if args.cases_per_worker is not None and args.cases_per_worker < 1:
         raise ValueError("--cases-per-worker must be 1 or more")
     if not isolated and args.cases_per_worker:
         raise ValueError("--cases-per-worker needs isolation: drop --no-isolate")
     return Execution(workers=workers, isolated=isolated, timeout_s=timeout, memory_cap=cap,
                      cases_per_worker=args.cases_per_worker)
+
+
+def _retry(args: argparse.Namespace, found: list[Result], cases: list[Case],
+           run: Callable[[list[Case]], list[Result]]) -> list[Result]:
+    """--retries: the failing cases run again, said flaky or not (runner.retry_failures)."""
+    if not args.retries:
+        return found
+    failing = sum(r.status in FAILING for r in found)
+    if failing and not args.quiet:
+        print(f"retrying {failing} failing case(s) {args.retries} time(s)", file=sys.stderr)
+    return retry_failures(found, cases, run, args.retries)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -233,9 +246,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             if pool:
                 with pool:
                     new = pool.run(todo, record)
+                    new = _retry(args, new, todo, pool.run)
                     duration = time.perf_counter() - t0  # not the workers' exit
             else:
                 new = run_cases(todo, backend, record, memory_cap=execution.memory_cap)
+                new = _retry(args, new, todo, lambda again: run_cases(
+                    again, backend, memory_cap=execution.memory_cap))
                 duration = time.perf_counter() - t0
     except KeyboardInterrupt as exc:
         if pool:
@@ -272,7 +288,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         case_paths=[str(p) for p in paths],
         baseline=applied.to_json(args.baseline) if applied else None,
         load_errors=[{"file": e.path, "line": e.line, "message": e.message} for e in problems],
-        execution={**execution.to_json(), "resumed_cases": len(journal.done)}, shard=shard)
+        execution={**execution.to_json(), "resumed_cases": len(journal.done),
+                   "retries": args.retries}, shard=shard)
     results.write(doc, args.json)
     journal.finish()
     _write_reports(doc, args)
@@ -297,6 +314,9 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, duration: flo
         print(f"  feature level {level}: {word} ({v['PASS'] + v.get('XPASS', 0)}/"
               f"{v['mandatory']} mandatory cases pass; FAIL {v['FAIL']}, ERROR {v['ERROR']}, "
               f"NOT_SUPPORTED {v['NOT_SUPPORTED']}{xfail})")
+    flaky = sum(map(is_flaky, found))
+    if flaky:
+        print(f"  {flaky} failing case(s) are FLAKY: a retry ended otherwise (--retries)")
     shown = [r for r in found if r.status in FAILING]
     for r in shown[:20]:
         print(f"  {r.status} {r.id}: {r.message.splitlines()[0][:200] if r.message else ''}")
@@ -496,6 +516,9 @@ def parser() -> argparse.ArgumentParser:
                      help="replace each worker after N cases (1: every case in a fresh "
                           "process; slower, but no case sees what an earlier one left in the "
                           "backend's memory) (default: never)")
+    par.add_argument("--retries", type=int, default=0, metavar="N",
+                     help="run each failing case N more times, to tell flaky failures from "
+                          "deterministic ones (the first result stands; default: 0)")
     par.add_argument("--shard", metavar="K/N",
                      help="run only the K-th of N round-robin shards of the selected cases "
                           "(join the results with dmlconf merge)")

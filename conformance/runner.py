@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 import time
 import traceback
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from conformance import inputs as sources
 from conformance.casefile import Case, logical_values
 from conformance.compare import Expected
 from conformance.ops import OperatorCall
-from conformance.results import Result
+from conformance.results import FAILING, Result
 from conformance.tensors import (
     MINIMUM_BUFFER_TENSOR_ALIGNMENT,
     TensorDesc,
@@ -439,3 +439,37 @@ def run_cases(cases: Iterable[Case], backend: Backend,
             on_result(result)
     return results
 
+
+#: How the message of a failing result that a retry ended otherwise begins (--retries).
+FLAKY = "FLAKY"
+
+
+def is_flaky(result: Result) -> bool:
+    return result.status in FAILING and result.message.startswith(f"{FLAKY} (")
+
+
+def retry_failures(results: list[Result], cases: Sequence[Case],
+                   run: Callable[[list[Case]], list[Result]], times: int) -> list[Result]:
+    """Run each case whose result fails (FAIL, ERROR, TIMEOUT) `times` more times, to tell a
+    flaky failure from a deterministic one. The first result stands, since a failure seen once
+    is a failure; its info lists the status of every try, and its message starts with FLAKY
+    when some try ended otherwise. run: runs cases the way the first tries ran."""
+    failing = {r.id for r in results if r.status in FAILING}
+    if times < 1 or not failing:
+        return results
+    tries = {r.id: [r.status] for r in results if r.id in failing}
+    again = [c for c in cases if c.id in failing]
+    for _ in range(times):
+        for r in run(again):
+            tries[r.id].append(r.status)
+    out = []
+    for r in results:
+        if r.id in tries:
+            seen = tries[r.id]
+            flaky = len(set(seen)) > 1
+            r = replace(r, info=[*r.info, f"{len(seen)} tries: {', '.join(seen)} ("
+                                 + ("flaky)" if flaky else "the same every time)")],
+                        message=(f"{FLAKY} ({', '.join(seen)} in {len(seen)} tries): "
+                                 if flaky else "") + r.message)
+        out.append(r)
+    return out

@@ -15,6 +15,7 @@ operators (two of the 18 documented cases, the 1st and the 9th), where it:
 - InterruptingBackend raises KeyboardInterrupt (a Ctrl-C) at its 6th call, once per marker
                      file named by $DMLCONF_TEST_MARKER: the test of an interrupted run
 - SlowBackend        sleeps 0.2 s per call (a run long enough to interrupt from outside)
+- FlakyBackend       writes one byte wrong in every second call of its process
 - StickyBackend      correct in the first call of its process only: later calls write one
                      byte wrong, as a backend whose earlier call left its state corrupted
 """
@@ -135,3 +136,14 @@ class StickyBackend(NumpyReferenceBackend):
         if StickyBackend.calls > 1:
             for tensor in ("OutputTensor",):
                 bindings[tensor][0] ^= 0x01
+
+
+class FlakyBackend(NumpyReferenceBackend):
+    name = "hostile-flaky"
+    calls = 0
+
+    def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
+        super().execute(call, bindings)
+        FlakyBackend.calls += 1
+        if FlakyBackend.calls % 2 == 0:
+            bindings["OutputTensor"][0] ^= 0x01

@@ -297,9 +297,10 @@ def test_execution_and_shard_lines() -> None:
                                   "cases_per_worker": None, "thread_environment": {}}) == (
         "1 worker(s); isolated: no; no per-case timeout; no memory cap")
     assert report.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
-                                  "memory_cap_bytes": None, "cases_per_worker": 1}) == (
+                                  "memory_cap_bytes": None, "cases_per_worker": 1,
+                                  "retries": 2}) == (
         "2 worker(s); isolated: yes; per-case timeout 5 s; no memory cap; a fresh worker every "
-        "1 case(s)")
+        "1 case(s); failing cases retried 2 time(s)")
     assert report.execution_text({"merged": [
         {"shard": "1/2", "execution": {"workers": 2, "isolated": True, "timeout_s": 5,
                                        "memory_cap_bytes": None}},

@@ -244,6 +244,7 @@ def execution_text(execution: Any) -> str | None:
     if not e.get("resumed_cases"):
         e.pop("resumed_cases", None)
     per_worker = e.pop("cases_per_worker", None)
+    retries = e.pop("retries", None)
     isolated = e.pop("isolated", None)
     timeout, cap = e.pop("timeout_s", None), e.pop("memory_cap_bytes", None)
     parts = [f"{e.pop('workers', '?')} worker(s)",
@@ -253,6 +254,8 @@ def execution_text(execution: Any) -> str | None:
              "no memory cap" if cap is None else f"memory cap {_size(cap)}"]
     if per_worker:
         parts.append(f"a fresh worker every {per_worker} case(s)")
+    if retries:
+        parts.append(f"failing cases retried {retries} time(s)")
     parts += [f"{key} {value}" for key, value in e.items()]
     return "; ".join(parts)
 
