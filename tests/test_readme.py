@@ -19,7 +19,10 @@ def test_readme_has_exactly_two_setup_commands() -> None:
     commands = setup_commands()
     assert len(commands) == 2, commands
     main, tests = commands
-    assert main.startswith("python3 -m venv") and main.endswith("dmlconf run")
+    assert main.startswith("python3 -m venv") and " && dmlconf run " in main
+    for option in ("--html reports/report.html", "--junit reports/junit.xml",
+                   "--markdown reports/summary.md"):  # the main job writes the reports
+        assert option in main
     assert tests.startswith("python3 -m venv") and "pytest" in tests
 
 
