@@ -298,9 +298,10 @@ def test_execution_and_shard_lines() -> None:
         "1 worker(s); isolated: no; no per-case timeout; no memory cap")
     assert report.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
                                   "memory_cap_bytes": None, "cases_per_worker": 1,
-                                  "retries": 2}) == (
+                                  "retries": 2, "thread_environment": {"OMP_NUM_THREADS": "1"}}
+                                 ) == (
         "2 worker(s); isolated: yes; per-case timeout 5 s; no memory cap; a fresh worker every "
-        "1 case(s); failing cases retried 2 time(s)")
+        "1 case(s); failing cases retried 2 time(s); workers' thread pools OMP_NUM_THREADS=1")
     assert report.execution_text({"merged": [
         {"shard": "1/2", "execution": {"workers": 2, "isolated": True, "timeout_s": 5,
                                        "memory_cap_bytes": None}},

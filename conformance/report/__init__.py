@@ -239,8 +239,7 @@ def execution_text(execution: Any) -> str | None:
         shards = [f"shard {m.get('shard', '?')}: {execution_text(m.get('execution')) or '?'}"
                   for m in merged if isinstance(m, dict)]
         return f"merged from {len(shards)} shard(s): " + " | ".join(shards)
-    if not e.get("thread_environment"):
-        e.pop("thread_environment", None)
+    threads = e.pop("thread_environment", None)
     if not e.get("resumed_cases"):
         e.pop("resumed_cases", None)
     per_worker = e.pop("cases_per_worker", None)
@@ -256,6 +255,8 @@ def execution_text(execution: Any) -> str | None:
         parts.append(f"a fresh worker every {per_worker} case(s)")
     if retries:
         parts.append(f"failing cases retried {retries} time(s)")
+    if isinstance(threads, dict) and threads:
+        parts.append("workers' thread pools " + ", ".join(f"{k}={v}" for k, v in threads.items()))
     parts += [f"{key} {value}" for key, value in e.items()]
     return "; ".join(parts)
 
