@@ -439,6 +439,17 @@ class Case:
 
 
 # -- loading --------------------------------------------------------------------------------------
+NO_SUCH_PATH = "no such file or folder"
+
+
+def require_paths(paths: Iterable[str | Path]) -> None:
+    """CaseFileError for the first path that does not exist: a mistyped --cases is a usage
+    error, not a problem of a case file for load_cases to list and go past."""
+    for p in map(Path, paths):
+        if not p.exists():
+            raise CaseFileError(p, None, NO_SUCH_PATH)
+
+
 def case_files(paths: Iterable[str | Path],
                errors: list[CaseFileError] | None = None) -> list[Path]:
     """The .yaml/.yml files under the given files and folders, in a stable order. A path that
@@ -451,7 +462,7 @@ def case_files(paths: Iterable[str | Path],
             elif p.exists():
                 found.append(p)
             else:
-                _fail(CaseFileError(p, None, "no such file or folder"), errors)
+                _fail(CaseFileError(p, None, NO_SUCH_PATH), errors)
         except OSError as exc:
             _fail(CaseFileError(p, None, f"cannot read: {exc.strerror or exc}"), errors)
     return found

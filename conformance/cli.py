@@ -16,15 +16,29 @@ from typing import TextIO
 
 import yaml
 
-from backends import BackendLoadError, backend_class, load_backend
+from backends import BackendLoadError, backend_class
 from conformance import __version__, ops, results, shards
 from conformance import journal as journals
-from conformance.casefile import Case, CaseFileError, case_set_hash, load_cases, select
+from conformance.casefile import (
+    Case,
+    CaseFileError,
+    case_set_hash,
+    load_cases,
+    require_paths,
+    select,
+)
 from conformance.journal import JournalError
 from conformance.levels import FeatureLevel
 from conformance.results import FAILING, Result
-from conformance.runner import default_memory_cap, is_flaky, retry_failures, run_cases
-from conformance.workers import DEFAULT_TIMEOUT_S, Execution, Pool, WorkerError, available_cpus
+from conformance.runner import default_memory_cap, is_flaky, retry_failures
+from conformance.workers import (
+    DEFAULT_TIMEOUT_S,
+    CaseRunner,
+    Execution,
+    WorkerError,
+    available_cpus,
+    timeout_option,
+)
 
 DEFAULT_JSON = "reports/results.json"
 
@@ -78,20 +92,17 @@ class Progress:
             self.stream.write("\r\033[K")
 
 
-def _load(args: argparse.Namespace, errors: list[CaseFileError] | None = None,
-          allow_none: bool = False) -> tuple[list[Case], list[Path]]:
+def _load(args: argparse.Namespace, errors: list[CaseFileError] | None = None
+          ) -> tuple[list[Case], list[Path]]:
     """The selected cases. errors: a list to collect the problems of case files in (each
     file's or case's problem is listed there and loading goes on), else the first raises.
     Each problem is also printed."""
     paths = [Path(p) for p in args.cases] if args.cases else default_case_paths()
-    for path in paths:  # a mistyped path is a usage error, not a problem of a case file
-        if not path.exists():
-            raise CaseFileError(path, None, "no such file or folder")
-    cases = select(load_cases(paths, errors) if errors is not None else load_cases(paths),
-                   args.k)
+    require_paths(paths)
+    cases = select(load_cases(paths, errors), args.k)
     for e in errors or []:
         print(f"dmlconf: case file problem (its cases are not run): {e}", file=sys.stderr)
-    if not cases and not allow_none:
+    if not cases:
         where = ", ".join(str(p) for p in paths)
         raise CaseFileError(where, None, "no case selected" + (
             f" by -k {' '.join(args.k)}" if args.k else "") + (
@@ -140,7 +151,7 @@ def _execution(args: argparse.Namespace, cases: int, native: bool) -> Execution:
     if not isolated and wants_timeout:
         raise ValueError("--timeout needs isolation (a case in this process cannot be "
                          "stopped): drop --no-isolate")
-    timeout = DEFAULT_TIMEOUT_S if args.timeout is None else (args.timeout or None)
+    timeout = timeout_option(args.timeout)
     cap = (parse_size(args.memory_cap) if args.memory_cap
            else default_memory_cap(workers if isolated else 1))
     if args.retries < 0:
@@ -193,43 +204,33 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ValueError("--strict needs --baseline")
     known = baselines.load(args.baseline) if args.baseline else None  # before running anything
     problems: list[CaseFileError] = []
-    cases, paths = _load(args, problems, allow_none=bool(args.shard))
+    cases, paths = _load(args, problems)  # a selection of none is an error; a shard of none not
     shard = None
     if args.shard:
-        full = cases
-        cases, shard = shards.take(full, *shards.parse(args.shard))
-        if not full:
-            _load(args, problems)  # nothing selected at all: say so
+        cases, shard = shards.take(cases, *shards.parse(args.shard))
+    case_set = case_set_hash(cases)
     level = FeatureLevel.parse(args.level) if args.level else None
     execution = _execution(args, len(cases), backend_class(args.backend).native)
     out = sys.stderr
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    pool = Pool(args.backend, level, execution) if execution.isolated else None
+    runner: CaseRunner | None = None
     journal: journals.Journal | None = None
     progress: Progress | None = None
     try:
         with _sigterm_as_interrupt():
-            if pool:
-                info = pool.ready()
-                class_path, class_name = info["class"], info["class_name"]
-                capabilities, claimed = info["capabilities"], FeatureLevel.parse(
-                    info["claimed_level"])
-            else:
-                backend = load_backend(args.backend, level)
-                class_path = f"{type(backend).__module__}.{type(backend).__qualname__}"
-                class_name, capabilities = type(backend).__name__, backend.capabilities.to_json()
-                claimed = backend.claimed_level
+            runner = CaseRunner(args.backend, level, execution)
+            claimed = runner.claimed_level
             # once the backend is built: a run that cannot start leaves an old journal alone
             journal = journals.Journal(journals.path_for(args.json), {
                 "backend": args.backend, "feature_level": args.level or "highest",
-                "case_set_sha256": case_set_hash(cases), "shard": shard,
+                "case_set_sha256": case_set, "shard": shard,
                 "started_at": started_at}, resume=args.resume)
             todo = [c for c in cases if c.id not in journal.done]
             how = (f"{execution.workers} isolated worker(s), timeout "
                    f"{execution.timeout_s or 'none'} s" if execution.isolated else "in-process")
             of = f" (shard {args.shard} of {shard['of_cases']})" if shard else ""
             out.write(f"dmlconf {__version__}: {len(cases)} cases{of}, backend {args.backend} "
-                      f"({class_name}), feature level {claimed}, {how}\n")
+                      f"({runner.class_name}), feature level {claimed}, {how}\n")
             if journal.done:
                 out.write(f"resuming {journal.path}: {len(cases) - len(todo)} case(s) done, "
                           f"{len(todo)} to run\n")
@@ -243,19 +244,13 @@ def cmd_run(args: argparse.Namespace) -> int:
                 journal.add(result)
                 progress(result)
 
-            if pool:
-                with pool:
-                    new = pool.run(todo, record)
-                    new = _retry(args, new, todo, pool.run)
-                    duration = time.perf_counter() - t0  # not the workers' exit
-            else:
-                new = run_cases(todo, backend, record, memory_cap=execution.memory_cap)
-                new = _retry(args, new, todo, lambda again: run_cases(
-                    again, backend, memory_cap=execution.memory_cap))
-                duration = time.perf_counter() - t0
+            with runner:
+                new = runner.run_all(todo, record)
+                new = _retry(args, new, todo, runner.run_all)
+                duration = time.perf_counter() - t0  # not the workers' exit
     except KeyboardInterrupt as exc:
-        if pool:
-            pool.close()
+        if runner:
+            runner.close()
         what = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
         if journal is None:
             print(f"dmlconf: {what} before any case ran", file=sys.stderr)
@@ -267,12 +262,12 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"the command with --resume.", file=sys.stderr)
         return 130
     except BaseException:
-        if pool:
-            pool.close()
+        if runner:
+            runner.close()
         if journal:
             journal.abandon()
         raise
-    assert journal is not None
+    assert journal is not None and runner is not None
     by_id = {**journal.done, **{r.id: r for r in new}}
     found = [by_id[c.id] for c in cases]
     applied = baselines.apply(known, found) if known else None
@@ -280,8 +275,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         found = applied.results
     doc = results.document(
         found,
-        backend={"name": args.backend, "class": class_path, "capabilities": capabilities},
-        case_set_sha256=case_set_hash(cases), claimed=claimed,
+        backend={"name": args.backend, "class": runner.class_path,
+                 "capabilities": runner.capabilities},
+        case_set_sha256=case_set, claimed=claimed,
         started_at=journal.run["started_at"],
         finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         duration_s=duration, command=shlex.join(["dmlconf", *getattr(args, "argv", sys.argv[1:])]),
@@ -344,11 +340,9 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, duration: flo
 def cmd_merge(args: argparse.Namespace) -> int:
     docs = shards.load(args.shards)
     command = shlex.join(["dmlconf", *getattr(args, "argv", sys.argv[1:])])
-    doc = shards.merge(docs, command)
+    doc, found = shards.merge(docs, command)
     results.write(doc, args.json)
     _write_reports(doc, args)
-    found = [Result(**{k: v for k, v in r.items() if k in Result.__dataclass_fields__})
-             for r in doc["results"]]
     _print_summary(doc, found, args.json, float(doc["duration_s"]))
     return results.exit_status(found) or int(not doc["complete"])
 

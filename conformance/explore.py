@@ -46,7 +46,7 @@ from conformance.levels import HIGHEST, FeatureLevel
 from conformance.results import Result
 from conformance.runner import run_case
 from conformance.tensors import DataType, TensorDesc
-from conformance.workers import DEFAULT_TIMEOUT_S, CaseRunner
+from conformance.workers import DEFAULT_TIMEOUT_S, CaseRunner, timeout_option
 
 OK = ("PASS", "NOT_SUPPORTED")
 DEFAULT_MAX_EXAMPLES = 100
@@ -519,7 +519,7 @@ def explore(backend_name: str, families: Sequence[str] | None = None, *,
         raise ValueError("--max-examples must be at least 1")
     if seconds is not None and seconds <= 0:
         raise ValueError("--seconds must be positive")
-    with CaseRunner(backend_name, level, isolate=isolate, timeout_s=timeout_s) as backend:
+    with CaseRunner.one_at_a_time(backend_name, level, isolate, timeout_s) as backend:
         return _explore(backend, backend_name, names, max_examples=max_examples,
                         seconds=seconds, seed=seed, out=out, level=level, stream=stream)
 
@@ -575,6 +575,5 @@ def command(args: argparse.Namespace) -> int:
     status, _ = explore(args.backend, args.family, max_examples=args.max_examples,
                         seconds=args.seconds, seed=args.seed, out=args.out, level=level,
                         isolate=args.isolate,
-                        timeout_s=DEFAULT_TIMEOUT_S if args.timeout is None
-                        else args.timeout or None)
+                        timeout_s=timeout_option(args.timeout))
     return status

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import fields
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -37,13 +36,10 @@ def path_for(results_path: str | Path) -> Path:
     return results_path.with_name(results_path.name + ".journal")
 
 
-_RESULT_FIELDS = {f.name for f in fields(Result)}
-
-
 def _result(line: dict[str, Any]) -> Result | None:
     if not isinstance(line.get("id"), str) or line.get("status") not in STATUSES:
         return None
-    return Result(**{k: v for k, v in line.items() if k in _RESULT_FIELDS})
+    return Result.from_json(line)
 
 
 def read(path: Path) -> tuple[dict[str, Any], dict[str, Result]]:

@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from conformance.casefile import Case, CaseFileError, load_cases, select
+from conformance.casefile import Case, CaseFileError, load_cases, require_paths, select
 from conformance.results import FAILING
 
 COLLECTOR_NAME = "dmlconf"
@@ -107,9 +107,7 @@ class DmlConformance:
                 from conformance.cli import default_case_paths
 
                 self.paths = default_case_paths()
-            for path in self.paths:  # a mistyped path is a usage error
-                if not path.exists():
-                    raise CaseFileError(path, None, "no such file or folder")
+            require_paths(self.paths)
             patterns = config.getoption("dml_k")
             # a problem in a case file fails an item of its own; the other cases still run
             self.load_errors: list[CaseFileError] = []
@@ -128,13 +126,12 @@ class DmlConformance:
 
     def pytest_sessionstart(self) -> None:
         from backends import BackendLoadError
-        from conformance.workers import DEFAULT_TIMEOUT_S, CaseRunner, WorkerError
+        from conformance.workers import CaseRunner, WorkerError, timeout_option
 
-        timeout = self.config.getoption("dml_timeout")
         try:
-            self.runner = CaseRunner(
+            self.runner = CaseRunner.one_at_a_time(
                 self.backend_name, self.level, isolate=self.config.getoption("dml_isolate"),
-                timeout_s=DEFAULT_TIMEOUT_S if timeout is None else timeout or None)
+                timeout_s=timeout_option(self.config.getoption("dml_timeout")))
         except (BackendLoadError, WorkerError) as exc:
             raise pytest.UsageError(f"--dml-backend {self.backend_name}: {exc}") from None
 

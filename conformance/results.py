@@ -8,7 +8,7 @@ import os
 import platform
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -52,11 +52,19 @@ class Result:
     #: output (its stdout and stderr, Python's faulthandler traceback included)}.
     crash: dict[str, Any] | None = None
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Result:
+        """A result from its to_json() dict (keys it does not know are dropped)."""
+        return cls(**{k: v for k, v in data.items() if k in _FIELDS})
+
     def to_json(self) -> dict[str, Any]:
         """The fields as a dict for JSON (shallow: its lists are the result's own; asdict's
         deep copy cost more than the rest of writing a result)."""
         return dict(self.__dict__)
 
+
+
+_FIELDS = {f.name for f in fields(Result)}
 
 def summary(results: list[Result]) -> dict[str, int]:
     counts = Counter(r.status for r in results)

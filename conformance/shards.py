@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -48,9 +47,6 @@ def take(cases: Sequence[Case], index: int, count: int) -> tuple[list[Case], dic
                   "full_case_set_sha256": case_set_hash(cases)}
 
 
-_RESULT_FIELDS = {f.name for f in fields(Result)}
-
-
 def _same(docs: list[tuple[str, dict[str, Any]]], what: str, get: Any) -> Any:
     values = {repr(get(d)) for _, d in docs}
     if len(values) > 1:
@@ -59,8 +55,10 @@ def _same(docs: list[tuple[str, dict[str, Any]]], what: str, get: Any) -> Any:
     return get(docs[0][1])
 
 
-def merge(docs: list[tuple[str, dict[str, Any]]], command: str) -> dict[str, Any]:
-    """One results document from the documents of every shard of a run (path, document)."""
+def merge(docs: list[tuple[str, dict[str, Any]]], command: str
+          ) -> tuple[dict[str, Any], list[Result]]:
+    """One results document from the documents of every shard of a run (path, document), and
+    its results."""
     if not docs:
         raise MergeError("give the results files of the shards to merge")
     for path, doc in docs:
@@ -90,7 +88,7 @@ def merge(docs: list[tuple[str, dict[str, Any]]], command: str) -> dict[str, Any
             raise MergeError(f"{path}: shard {k}/{count} has {len(doc['results'])} results; "
                              f"a shard {k} of {of_cases} cases has {len(slots)}")
         for slot, r in zip(slots, doc["results"], strict=True):
-            ordered[slot] = Result(**{key: v for key, v in r.items() if key in _RESULT_FIELDS})
+            ordered[slot] = Result.from_json(r)
     found = [r for r in ordered if r is not None]
     seen: set[str] = set()
     for r in found:
@@ -115,7 +113,7 @@ def merge(docs: list[tuple[str, dict[str, Any]]], command: str) -> dict[str, Any
                                "execution": d.get("execution")}
                               for p, d in sorted(docs, key=lambda x: x[1]["shard"]["index"])]})
     merged["platform"] = first.get("platform", merged["platform"])
-    return merged
+    return merged, found
 
 
 def _baselines(docs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any] | None:

@@ -42,7 +42,7 @@ from backends import Backend, BackendLoadError, backend_class, load_backend
 from conformance.casefile import Case
 from conformance.levels import FeatureLevel
 from conformance.results import Result
-from conformance.runner import default_memory_cap, new_result, run_case
+from conformance.runner import default_memory_cap, new_result, run_case, run_cases
 
 #: Seconds a case may run in an isolated worker before it is a TIMEOUT (--timeout).
 DEFAULT_TIMEOUT_S = 120.0
@@ -73,6 +73,12 @@ def available_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
+
+
+def timeout_option(seconds: float | None) -> float | None:
+    """The per-case timeout a --timeout option asks for: the default when not given, none
+    for 0."""
+    return DEFAULT_TIMEOUT_S if seconds is None else seconds or None
 
 
 class WorkerError(Exception):
@@ -547,39 +553,59 @@ class Pool:
 
 
 class CaseRunner:
-    """Runs cases one at a time on a backend, for callers that have one case at a time (the
-    pytest plugin, dmlconf explore): in this process, or isolated in one worker process of a
-    Pool, where a crash or a hang of the backend costs one case (ERROR, TIMEOUT).
+    """A backend built to run cases as an Execution says: in this process, or in the worker
+    processes of a Pool. dmlconf run runs all its cases through one; the pytest plugin and
+    dmlconf explore, which have one case at a time, through one_at_a_time(). What the backend
+    says of itself: class_path, class_name, capabilities (as JSON), claimed_level."""
 
-    isolate None: isolated when the backend declares itself native (as dmlconf run does)."""
-
-    def __init__(self, backend: str, level: FeatureLevel | None = None,
-                 isolate: bool | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
-                 ) -> None:
-        self.isolated = backend_class(backend).native if isolate is None else isolate
+    def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution) -> None:
+        self.execution = execution
         self.pool: Pool | None = None
         self.backend: Backend | None = None
-        if self.isolated:
-            self.pool = Pool(backend, level, Execution(workers=1, isolated=True,
-                                                       timeout_s=timeout_s,
-                                                       memory_cap=default_memory_cap()))
+        if execution.isolated:
+            self.pool = Pool(backend, level, execution)
             try:
                 info = self.pool.ready()
             except BaseException:
                 self.pool.close()
                 raise
-            self.class_name = info["class_name"]
+            self.class_path, self.class_name = info["class"], info["class_name"]
+            self.capabilities = info["capabilities"]
             self.claimed_level = FeatureLevel.parse(info["claimed_level"])
         else:
             self.backend = load_backend(backend, level)
-            self.class_name = type(self.backend).__name__
+            cls = type(self.backend)
+            self.class_path, self.class_name = f"{cls.__module__}.{cls.__qualname__}", cls.__name__
+            self.capabilities = self.backend.capabilities.to_json()
             self.claimed_level = self.backend.claimed_level
+
+    @classmethod
+    def one_at_a_time(cls, backend: str, level: FeatureLevel | None = None,
+                      isolate: bool | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
+                      ) -> CaseRunner:
+        """For one case at a time: in-process, or in one worker (isolate None: when the
+        backend declares itself native, as dmlconf run decides)."""
+        isolated = backend_class(backend).native if isolate is None else isolate
+        return cls(backend, level, Execution(workers=1, isolated=isolated, timeout_s=timeout_s,
+                                             memory_cap=default_memory_cap()))
+
+    @property
+    def isolated(self) -> bool:
+        return self.pool is not None
 
     def run(self, case: Case) -> Result:
         if self.pool is not None:
             return self.pool.run([case])[0]
         assert self.backend is not None
-        return run_case(case, self.backend)
+        return run_case(case, self.backend, self.execution.memory_cap)
+
+    def run_all(self, cases: Sequence[Case],
+                on_result: Callable[[Result], None] | None = None) -> list[Result]:
+        """Every case's result, in the cases' order."""
+        if self.pool is not None:
+            return self.pool.run(cases, on_result)
+        assert self.backend is not None
+        return run_cases(cases, self.backend, on_result, memory_cap=self.execution.memory_cap)
 
     def close(self) -> None:
         if self.pool is not None:

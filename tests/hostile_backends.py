@@ -134,8 +134,7 @@ class StickyBackend(NumpyReferenceBackend):
         super().execute(call, bindings)
         StickyBackend.calls += 1
         if StickyBackend.calls > 1:
-            for tensor in ("OutputTensor",):
-                bindings[tensor][0] ^= 0x01
+            bindings["OutputTensor"][0] ^= 0x01
 
 
 class FlakyBackend(NumpyReferenceBackend):
