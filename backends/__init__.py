@@ -19,6 +19,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from backends.base import Backend, Capabilities, DescRejected
+from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 
 __all__ = ["BUILTIN", "Backend", "BackendLoadError", "Capabilities", "DescRejected",
@@ -92,11 +93,16 @@ def backend_class(spec: str) -> type[Backend]:
     return _load_class(registered().get(spec, spec))
 
 
-def load_backend(spec: str, feature_level: FeatureLevel | None = None) -> Backend:
-    """Build the backend named by spec, claiming feature_level (default: its highest)."""
+def load_backend(spec: str, feature_level: FeatureLevel | None = None,
+                 execution_flags: ExecutionFlags = ExecutionFlags.NONE) -> Backend:
+    """Build the backend named by spec, claiming feature_level (default: its highest), compiling
+    with execution_flags. The flags are set on the built instance (not passed to its
+    constructor), so a backend written before they existed still loads."""
     cls = backend_class(spec)
     try:
-        return cls(feature_level=feature_level)
+        backend = cls(feature_level=feature_level)
+        backend.execution_flags = ExecutionFlags(execution_flags)
+        return backend
     except ValueError as exc:
         raise BackendLoadError(str(exc)) from exc
     except Exception as exc:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from conformance import ops
+from conformance.flags import ExecutionFlags
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.tensors import DataType
@@ -80,6 +81,10 @@ class Backend(ABC):
 
     feature_level: the level this instance claims (at most capabilities' highest); backends
     that validate descs validate at this level. The runner passes it from `--level`.
+    execution_flags: the DML_EXECUTION_FLAGS the run compiles every operator with
+    (`--execution-flags`; conformance.flags). A backend on DirectML passes them to
+    CompileOperator; any backend may read them (ALLOW_HALF_PRECISION_COMPUTATION permits float16
+    arithmetic in half precision, and the judge then accepts it).
     """
 
     name: str = "backend"
@@ -88,12 +93,14 @@ class Backend(ABC):
     #: default (conformance.workers).
     native: bool = False
 
-    def __init__(self, feature_level: FeatureLevel | None = None) -> None:
+    def __init__(self, feature_level: FeatureLevel | None = None,
+                 execution_flags: ExecutionFlags = ExecutionFlags.NONE) -> None:
         highest = self.capabilities.feature_level
         if feature_level is not None and feature_level > highest:
             raise ValueError(f"{self.name} claims feature level {highest} at most, "
                              f"not {feature_level}")
         self.feature_level = feature_level
+        self.execution_flags = ExecutionFlags(execution_flags)
 
     @property
     @abstractmethod

@@ -31,6 +31,16 @@ class Expected:
     center: np.ndarray | None = None
     bound: np.ndarray | None = None
     rule: str = "bit-exact"
+    #: The legal envelope, where it is wider than this (strict) model: what DirectML on D3D12
+    #: may legally return under the platform's arithmetic rules (docs/tolerances.md). An output
+    #: outside it FAILs; inside it but outside the strict model it is a QUALITY_WARNING. None:
+    #: the strict model is also the legal one (data movement, inline values).
+    legal: Expected | None = None
+
+    @property
+    def envelope(self) -> Expected:
+        """The model that decides FAIL: the legal envelope, or this model where none is set."""
+        return self.legal if self.legal is not None else self
 
     def __post_init__(self) -> None:
         if self.kind == "within" and (self.center is None or self.bound is None):

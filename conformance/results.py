@@ -18,14 +18,17 @@ from conformance import __version__
 from conformance.levels import FeatureLevel
 
 FORMAT = "dml-conformance-results/1"
-STATUSES = ("PASS", "FAIL", "ERROR", "TIMEOUT", "NOT_SUPPORTED", "XFAIL", "XPASS")
+STATUSES = ("PASS", "QUALITY_WARNING", "FAIL", "ERROR", "TIMEOUT", "NOT_SUPPORTED", "XFAIL",
+            "XPASS")
 #: Statuses that fail a run: a wrong result (FAIL), a backend or case that could not run
 #: (ERROR: an exception, a crash of an isolated worker, memory exhausted) or a case that ran
 #: past the per-case timeout in an isolated worker (TIMEOUT).
 FAILING = ("FAIL", "ERROR", "TIMEOUT")
-#: Statuses that count as passing: a case a baseline expected to fail that passed (XPASS) is
-#: still a pass; an expected failure (XFAIL) is still a failure for the verdict.
-PASSING = ("PASS", "XPASS")
+#: Statuses that count as passing: QUALITY_WARNING (inside the legal envelope of the platform's
+#: arithmetic rules, outside the suite's strict one-rounding reading: docs/tolerances.md) and a
+#: case a baseline expected to fail that passed (XPASS); an expected failure (XFAIL) is still a
+#: failure for the verdict.
+PASSING = ("PASS", "QUALITY_WARNING", "XPASS")
 #: The levels at which the operators' tables change: the levels a verdict is given for.
 VERDICT_LEVELS = tuple(FeatureLevel.parse(t) for t in ("1_0", "2_0", "2_1", "5_0", "5_1", "6_2"))
 
@@ -51,6 +54,14 @@ class Result:
     #: {"exit_code": int | None, "signal": "SIGSEGV" | None, "output": the worker's last
     #: output (its stdout and stderr, Python's faulthandler traceback included)}.
     crash: dict[str, Any] | None = None
+    #: How close the judged outputs came to the legal envelope: the largest |error| / bound
+    #: over the elements judged within a bound (0.0: on the strict value everywhere; above 1.0:
+    #: outside it, a FAIL). None where no output is judged within a bound (bit-exact models).
+    margin: float | None = None
+    #: For a FAIL: what the catalogue of misreadings recognises in the output
+    #: (conformance.diagnose): {"readings": [keys of the matching wrong readings], "text": the
+    #: sentence a reader acts on}. None when nothing was recognised or the case passed.
+    diagnosis: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Result:

@@ -1,0 +1,90 @@
+"""The catalogue of misreadings: plausible wrong readings of each operator, written down once and
+used twice (issue 11).
+
+- Diagnosis (conformance.diagnose): when a case FAILs, the harness runs each misreading that
+  applies to the call on the same input bytes and says which one the output equals ("the output
+  equals the COLUMN_ROW_DEPTH reading").
+- Self-check (tests/test_misreadings.py): every misreading, run as a backend that claims one
+  single-type slice, must FAIL that slice's cases, with itself named in the diagnosis.
+
+A misreading executes like a backend: `run(call, bindings)` reads the input buffers and writes
+the output buffers in place (raw bytes, through the strides it believes in), so misreadings of
+the layout (strides taken as bytes, stride 0 unsupported...) are expressed like misreadings of
+the arithmetic. Each module of this package lists its entries in MISREADINGS.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from conformance.ops import OperatorCall
+from conformance.spec import Citation
+from conformance.tensors import DataType
+
+Run = Callable[[OperatorCall, Mapping[str, np.ndarray]], None]
+
+
+def _always(call: OperatorCall) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Misreading:
+    """One wrong reading of the spec.
+
+    key:         a short stable name ("other-order"), used in results and tests.
+    reading:     what it does, in words that complete "the output equals ..." ("the other
+                 Order: DEPTH_COLUMN_ROW read as COLUMN_ROW_DEPTH and back").
+    operators:   the operators it is a reading of.
+    contradicts: the spec sentence (or NOTES section) it breaks.
+    run:         executes a call under this reading, like Backend.execute.
+    data_types:  the data types where it can differ from the spec (None: every type the
+                 operator takes); e.g. values moved through float32 differ only for types
+                 float32 cannot hold exactly.
+    applies:     whether it can differ for this call at all (e.g. only strided descs).
+    mandatory:   False for a reading that differs from the suite's only where the spec is
+                 ambiguous (judged by ambiguous cases alone, so no mandatory case can fail it);
+                 such entries are diagnosed but are not self-check targets.
+    """
+
+    key: str
+    reading: str
+    operators: frozenset[str]
+    contradicts: Citation
+    run: Run
+    data_types: frozenset[DataType] | None = None
+    applies: Callable[[OperatorCall], bool] = _always
+    mandatory: bool = True
+
+    def covers(self, call: OperatorCall) -> bool:
+        """Whether this reading is one of call's operator and data type and can differ there."""
+        if call.operator not in self.operators:
+            return False
+        if self.data_types is not None and not any(
+                d.data_type in self.data_types for d in call.tensors.values()):
+            return False
+        return self.applies(call)
+
+
+def _discover() -> dict[str, Misreading]:
+    found: dict[str, Misreading] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for entry in getattr(module, "MISREADINGS", ()):
+            if entry.key in found:
+                raise RuntimeError(f"misreading {entry.key} defined twice")
+            found[entry.key] = entry
+    return found
+
+
+CATALOGUE: dict[str, Misreading] = _discover()
+
+
+def for_call(call: OperatorCall) -> list[Misreading]:
+    """The misreadings that can differ from the spec for this call, in catalogue order."""
+    return [m for m in CATALOGUE.values() if m.covers(call)]
