@@ -1,9 +1,11 @@
 """Baselines: a YAML file of known failures (docs/baselines.md).
 
 Applied to a run's results, a FAIL, ERROR or TIMEOUT that an entry expects becomes XFAIL (it
-no longer fails the run, but still denies the verdict); a PASS that an entry covers becomes
-XPASS (fails the run with --strict only); entries that cover no case, or whose `expires` date
-is past, are reported as stale.
+no longer fails the run, but still denies the verdict); a PASS or a QUALITY_WARNING (a pass
+inside the legal envelope, outside the strict reading) that an entry covers becomes XPASS
+(fails the run with --strict only): the failure the entry expected is gone, whatever the
+quality of the pass. Entries that cover no case, or whose `expires` date is past, are reported
+as stale. An entry cannot expect a QUALITY_WARNING: a warning passes, so it needs none.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ import yaml
 
 from conformance.casefile import id_matches
 from conformance.results import FAILING, Result
+
+#: The statuses a baseline entry turns into XPASS: the passing statuses of a judged case
+#: (XPASS itself is only made here).
+PASSED = ("PASS", "QUALITY_WARNING")
 
 #: The statuses an entry may expect: those that fail a run.
 ENTRY_STATUSES = FAILING
@@ -77,8 +83,10 @@ def _entry(path: str, number: int, raw: Any) -> Entry:
         raise BaselineError(f"{where}: 'cases' must be a non-empty id pattern (as for -k), "
                             f"not {cases!r}")
     if status not in ENTRY_STATUSES:
+        why = (" (a QUALITY_WARNING passes: it does not fail the run, so it needs no entry)"
+               if status == "QUALITY_WARNING" else "")
         raise BaselineError(f"{where}: 'status' must be {', '.join(ENTRY_STATUSES[:-1])} or "
-                            f"{ENTRY_STATUSES[-1]}, not {status!r}")
+                            f"{ENTRY_STATUSES[-1]}, not {status!r}{why}")
     if not isinstance(reason, str) or not reason.strip():
         raise BaselineError(f"{where}: 'reason' must be non-empty text, not {reason!r}")
     issue = raw.get("issue")
@@ -147,10 +155,11 @@ def apply(baseline: Baseline, found: list[Result], today: dt.date | None = None)
         if same is not None:
             out.append(replace(r, status="XFAIL", message=f"expected {r.status} ({_note(same)}): "
                                                           f"{r.message}"))
-        elif r.status == "PASS" and entries:
+        elif r.status in PASSED and entries:
             e = entries[0]
+            how = "passed" if r.status == "PASS" else "passed with a QUALITY_WARNING"
             extra = f": {r.message}" if r.message else ""
-            out.append(replace(r, status="XPASS", message=f"passed, but the baseline expects "
+            out.append(replace(r, status="XPASS", message=f"{how}, but the baseline expects "
                                                           f"{e.status} ({_note(e)}){extra}"))
             xpass.append(r.id)
         else:

@@ -1,5 +1,9 @@
 """`dmlconf compare OLD.json NEW.json`: what changed between two runs' results documents
-(docs/baselines.md). Not to be confused with conformance.compare, the tolerance checks."""
+(docs/baselines.md). Not to be confused with conformance.compare, the tolerance checks.
+
+A case that newly FAILs, ERRORs or TIMES OUT is a regression, one that newly passes (PASS,
+QUALITY_WARNING, XPASS) a fix (FAIL -> QUALITY_WARNING is a fix); PASS <-> QUALITY_WARNING is a
+change of quality, listed apart, neither a regression nor a fix: both pass."""
 
 from __future__ import annotations
 
@@ -11,9 +15,14 @@ from typing import Any
 
 from conformance.results import FAILING, PASSING
 
-#: Top-level fields whose difference says the two runs are not of the same thing.
+#: Top-level fields whose difference says the two runs are not of the same thing. The
+#: execution flags change the judgement (the float16 envelope widens under
+#: ALLOW_HALF_PRECISION_COMPUTATION); a document older than the field ran with none.
 RUN_FIELDS = (("backend", "name"), ("backend", "class"), ("backend", "capabilities"),
-              ("feature_level",), ("case_set_sha256",), ("suite_version",))
+              ("feature_level",), ("execution_flags",), ("case_set_sha256",),
+              ("suite_version",))
+#: A change between these two is one of quality, neither a regression nor a fix: both pass.
+QUALITY = frozenset({"PASS", "QUALITY_WARNING"})
 
 
 @dataclass
@@ -31,6 +40,7 @@ class Diff:
     new_path: str
     newly_failing: list[Change] = field(default_factory=list)
     newly_passing: list[Change] = field(default_factory=list)
+    quality: list[Change] = field(default_factory=list)  # PASS <-> QUALITY_WARNING
     changed: list[Change] = field(default_factory=list)  # other status or message changes
     added: list[tuple[str, str]] = field(default_factory=list)  # (id, status in NEW)
     removed: list[tuple[str, str]] = field(default_factory=list)  # (id, status in OLD)
@@ -53,6 +63,8 @@ def load(path: str | Path) -> dict[str, Any]:
 def _get(doc: dict[str, Any], keys: tuple[str, ...]) -> Any:
     for key in keys:
         doc = doc.get(key) if isinstance(doc, dict) else None
+    if keys == ("execution_flags",) and doc is None:
+        doc = []
     if keys == ("backend", "class") and isinstance(doc, str):
         # a backend loaded from a file gets a generated module name, different every run
         doc = re.sub(r"^_dmlconf_backend_\w+?\.", "<file>.", doc)
@@ -79,7 +91,9 @@ def compare(old: dict[str, Any], new: dict[str, Any], old_path: str = "OLD",
         if r["status"] in FAILING and o["status"] not in FAILING:
             diff.newly_failing.append(change)
         elif r["status"] in PASSING and o["status"] not in PASSING:
-            diff.newly_passing.append(change)
+            diff.newly_passing.append(change)  # FAIL -> QUALITY_WARNING is a fix
+        elif {o["status"], r["status"]} == QUALITY:
+            diff.quality.append(change)
         elif (o["status"], change.old_message) != (r["status"], change.new_message) and not (
                 o["status"] in PASSING and r["status"] in PASSING):
             diff.changed.append(change)
@@ -91,6 +105,10 @@ def exit_status(diff: Diff) -> int:
     """1 when any case newly fails (FAIL, ERROR or TIMEOUT in NEW, anything else in OLD),
     else 0."""
     return int(bool(diff.newly_failing))
+
+
+#: The title of the PASS <-> QUALITY_WARNING changes (in the text form: "quality (...)").
+QUALITY_TITLE = "Quality changes (PASS <-> QUALITY_WARNING: neither a regression nor a fix)"
 
 
 def _first(message: str, width: int = 200) -> str:
@@ -117,6 +135,8 @@ def to_text(diff: Diff) -> str:
         lines.append(f"run differs: {name}: {json.dumps(a)} -> {json.dumps(b)}")
     for title, changes in (("newly failing", diff.newly_failing),
                            ("newly passing", diff.newly_passing),
+                           ("quality" + QUALITY_TITLE.removeprefix("Quality changes"),
+                            diff.quality),
                            ("changed (status or message)", diff.changed)):
         if changes:
             lines.append(f"{title} ({len(changes)}):")
@@ -152,6 +172,7 @@ def to_markdown(diff: Diff) -> str:
         out.append("")
     for title, changes in (("Newly failing", diff.newly_failing),
                            ("Newly passing", diff.newly_passing),
+                           (QUALITY_TITLE, diff.quality),
                            ("Changed (status or message)", diff.changed)):
         if not changes:
             continue

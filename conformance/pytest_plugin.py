@@ -10,11 +10,22 @@ worker process of conformance.workers per pytest process, so that a crash or a h
 backend fails one item (ERROR, TIMEOUT) and the session goes on:
 
 - PASS (and XPASS against a baseline) passes;
+- QUALITY_WARNING (inside the legal envelope, outside the strict reading) passes and emits a
+  DmlQualityWarning (a UserWarning) with the result's message, which pytest lists in its
+  warnings summary under the item; the item also gets the user properties
+  `dmlconf_quality_warning` (the message) and `dmlconf_margin`. `-W
+  error::conformance.pytest_plugin.DmlQualityWarning` turns every warning into a failure;
 - FAIL, ERROR and TIMEOUT (results.FAILING) fail with the result's message (no traceback);
 - NOT_SUPPORTED is skipped with its reason;
 - a failure a baseline expects (XFAIL) is an xfail with the baseline's reason;
 - a FAIL, ERROR or TIMEOUT of a case in an ambiguous region of the spec is an xfail, never a
   failure.
+
+`--dml-execution-flags ALLOW_HALF_PRECISION_COMPUTATION,...` compiles every operator with those
+DML_EXECUTION_FLAGS (conformance.flags): the backend gets them and the judge widens the float16
+envelope under ALLOW_HALF_PRECISION_COMPUTATION, as `dmlconf run --execution-flags`. The header
+and the terminal summary state them ("execution flags: NONE" without), and the summary lists the
+warned cases.
 
 Collection is deterministic (the case files in sorted order, as `dmlconf run` reads them) and
 holds no state shared across processes, so every xdist worker collects the same items.
@@ -24,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +46,14 @@ from conformance.casefile import Case, CaseFileError, load_cases, require_paths,
 from conformance.results import FAILING
 
 COLLECTOR_NAME = "dmlconf"
+#: The user property naming a warned case's message (read back by the terminal summary, also
+#: under pytest-xdist, whose workers send the reports' user properties to the controller).
+WARNING_PROPERTY = "dmlconf_quality_warning"
+
+
+class DmlQualityWarning(UserWarning):
+    """A case passed inside the legal envelope of the D3D12 arithmetic rules but outside the
+    suite's strict one-rounding reading (status QUALITY_WARNING; docs/tolerances.md)."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -57,6 +77,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--dml-timeout", type=float, default=None, metavar="S",
                     help="seconds a case may run in the worker before it is a TIMEOUT "
                          "(default: as dmlconf run; 0: none)")
+    group.addoption("--dml-execution-flags", metavar="FLAGS", default=None,
+                    help="DML_EXECUTION_FLAGS to compile every operator with, e.g. "
+                         "ALLOW_HALF_PRECISION_COMPUTATION,DISABLE_META_COMMANDS (as dmlconf "
+                         "run --execution-flags; default NONE)")
     group.addoption("--dml-strict", action="store_true", default=False,
                     help="with --dml-baseline: a case the baseline expects to fail that passes "
                          "(XPASS) fails its item (as `dmlconf run --strict`)")
@@ -80,6 +104,7 @@ class DmlConformance:
 
     def __init__(self, config: pytest.Config) -> None:
         from conformance import baseline as baselines
+        from conformance.flags import ExecutionFlags
         from conformance.levels import FeatureLevel
 
         self.config = config
@@ -89,6 +114,10 @@ class DmlConformance:
             self.level = FeatureLevel.parse(level) if level else None
         except ValueError as exc:
             raise pytest.UsageError(f"--dml-level: {exc}") from None
+        try:
+            self.flags = ExecutionFlags.parse(config.getoption("dml_execution_flags"))
+        except ValueError as exc:
+            raise pytest.UsageError(f"--dml-execution-flags: {exc}") from None
         path = config.getoption("dml_baseline")
         try:
             self.baseline = baselines.load(path) if path else None
@@ -119,10 +148,33 @@ class DmlConformance:
                 "dmlconf: no case selected in " + ", ".join(str(p) for p in self.paths)
                 + (f" by --dml-k {' '.join(patterns)}" if patterns else ""))
         self.runner: Any = None  # a conformance.workers.CaseRunner, from the session's start
+        self.warned: list[tuple[str, str]] = []  # (node id, message) of QUALITY_WARNING items
+
+    @property
+    def flags_text(self) -> str:
+        """The execution flags as the reports show them: names joined with "|", or NONE."""
+        return "|".join(self.flags.names) or "NONE"
 
     def pytest_report_header(self) -> str:
         return (f"dmlconf: backend {self.backend_name}, {len(self.cases)} cases from "
-                + ", ".join(str(p) for p in self.paths))
+                + ", ".join(str(p) for p in self.paths)
+                + f"; execution flags: {self.flags_text}")
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call":
+            for name, value in report.user_properties:
+                if name == WARNING_PROPERTY:
+                    self.warned.append((report.nodeid, str(value)))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        tr = terminalreporter
+        tr.section("dmlconf")
+        tr.line(f"execution flags: {self.flags_text}")
+        tr.line(f"{len(self.warned)} QUALITY_WARNING case(s) (passed: inside the legal "
+                "envelope, outside the strict reading)" + (":" if self.warned else ""))
+        for nodeid, message in self.warned:
+            first = message.splitlines()[0] if message else ""
+            tr.line(f"  {nodeid}: {first}")
 
     def pytest_sessionstart(self) -> None:
         from backends import BackendLoadError
@@ -131,7 +183,8 @@ class DmlConformance:
         try:
             self.runner = CaseRunner.one_at_a_time(
                 self.backend_name, self.level, isolate=self.config.getoption("dml_isolate"),
-                timeout_s=timeout_option(self.config.getoption("dml_timeout")))
+                timeout_s=timeout_option(self.config.getoption("dml_timeout")),
+                execution_flags=self.flags)
         except (BackendLoadError, WorkerError) as exc:
             raise pytest.UsageError(f"--dml-backend {self.backend_name}: {exc}") from None
 
@@ -176,6 +229,12 @@ class CaseItem(pytest.Item):
         if self.plugin.baseline is not None:
             result = baselines.apply(self.plugin.baseline, [result]).results[0]
         self.user_properties.append(("dmlconf_status", result.status))
+        if result.margin is not None:
+            self.user_properties.append(("dmlconf_margin", result.margin))
+        if result.status == "QUALITY_WARNING":
+            self.user_properties.append((WARNING_PROPERTY, result.message))
+            warnings.warn(DmlQualityWarning(f"QUALITY_WARNING {self.case.id}: {result.message}"),
+                          stacklevel=1)
         if result.status == "NOT_SUPPORTED":
             pytest.skip(result.message)
         if result.status == "XFAIL":
@@ -196,6 +255,8 @@ class CaseItem(pytest.Item):
                        "--backend", self.plugin.backend_name]
             if self.plugin.level is not None:
                 command += ["--level", str(self.plugin.level)]
+            if self.plugin.flags:
+                command += ["--execution-flags", ",".join(self.plugin.flags.names)]
             return (f"{excinfo.value.status} {self.case.id}\n{excinfo.value.message}\n"
                     f"case: {self.case.file}:{self.case.line}\n"
                     f"reproduce: {shlex.join(command)}")

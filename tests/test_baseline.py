@@ -65,7 +65,8 @@ def test_known_failures_become_xfail_and_do_not_fail_the_run(tmp_path: Path) -> 
         "expected FAIL (orders swapped; https://example.com/issues/6): OutputTensor: 36 of 48")
     assert "expected 9, got 18" in item["message"]
     assert list(doc["summary"]) == list(results.STATUSES)
-    assert list(doc["summary"])[:5] == ["PASS", "FAIL", "ERROR", "TIMEOUT", "NOT_SUPPORTED"]
+    assert list(doc["summary"])[:6] == ["PASS", "QUALITY_WARNING", "FAIL", "ERROR", "TIMEOUT",
+                                        "NOT_SUPPORTED"]
     assert doc["summary"]["XFAIL"] == 4 and doc["summary"]["FAIL"] == 0
     assert doc["baseline"] == {"path": str(path), "xpass": [], "stale": []}
     # a known failure is still not conformance
@@ -261,7 +262,8 @@ def test_compare_newly_failing_exits_1(
     assert "newly failing (4):" in out
     assert f"  {D2S1_CRD}: PASS -> FAIL\n    was: rejected" not in out
     assert f"  {D2S1_CRD}: PASS -> FAIL\n    now: OutputTensor: 36 of 48" in out
-    assert "run differs: backend.name:" in out and "summary: PASS 18 -> 14, FAIL 0 -> 4" in out
+    assert "run differs: backend.name:" in out
+    assert "summary: PASS 18 -> 14, QUALITY_WARNING 0 -> 0, FAIL 0 -> 4" in out
 
 
 def test_compare_newly_passing_and_changed_exit_0(
@@ -328,9 +330,9 @@ def test_compare_same_file_and_bad_input(
         runs: dict[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out = compare(capsys, runs["swapped"], runs["swapped"])
     assert code == 0
-    assert out.splitlines()[1:] == ["summary: PASS 14 -> 14, FAIL 4 -> 4, ERROR 0 -> 0, "
-                                    "TIMEOUT 0 -> 0, NOT_SUPPORTED 0 -> 0, XFAIL 0 -> 0, "
-                                    "XPASS 0 -> 0"]
+    assert out.splitlines()[1:] == ["summary: PASS 14 -> 14, QUALITY_WARNING 0 -> 0, "
+                                    "FAIL 4 -> 4, ERROR 0 -> 0, TIMEOUT 0 -> 0, "
+                                    "NOT_SUPPORTED 0 -> 0, XFAIL 0 -> 0, XPASS 0 -> 0"]
     bad = tmp_path / "bad.json"
     bad.write_text('{"results": []}', encoding="utf-8")
     assert main(["compare", str(bad), str(runs["swapped"])]) == 2

@@ -142,14 +142,16 @@ def test_junit_baseline_statuses() -> None:
 
 def test_markdown_summary(doc: dict) -> None:
     md = report.render_markdown(doc)
-    assert "| 2_1 | NOT conformant | 4 | 1 | 2 | 1 | 0 | 0 |" in md
+    # verdict columns: mandatory, PASS, QUALITY_WARNING, FAIL, ERROR, TIMEOUT, NOT_SUPPORTED
+    assert "| 2_1 | NOT conformant | 4 | 1 | 0 | 2 | 1 | 0 | 0 |" in md
     assert "| 2_0 | no verdict (no mandatory case selected) |" in md
-    assert "PASS 1, FAIL 3, ERROR 1, TIMEOUT 0, NOT_SUPPORTED 1" in md
+    assert "PASS 1, QUALITY_WARNING 0, FAIL 3, ERROR 1, TIMEOUT 0, NOT_SUPPORTED 1" in md
     assert "ambiguous regions of the spec" in md and "FAIL 1" in md
     assert "ab" * 32 in md and "x\\|y" in md
     row = next(line for line in md.splitlines() if "&lt;script&gt;" in line)
     assert "\\| pipe" in row and "second line" not in row
-    assert len(re.findall(r"(?<!\\)\|", row)) == 4  # three cells: the escaped pipe is text
+    # four cells (case, status, message, diagnosis): the escaped pipe is text
+    assert len(re.findall(r"(?<!\\)\|", row)) == 5
     assert "\x01" not in row and "\x07" not in row
     assert "documented/resample1/unclear | FAIL (ambiguous)" in md
     assert "more FAIL/ERROR" not in md
@@ -399,6 +401,6 @@ def test_markdown_escapes_hostile_payloads() -> None:
     rows = [line for line in md.splitlines() if line.startswith("| generated/")]
     assert len(rows) == 4  # FAIL, ERROR and the two TIMEOUTs
     for row in rows:
-        assert len(re.findall(r"(?<!\\)\|", row)) == 4, row  # three cells; pipes escaped
+        assert len(re.findall(r"(?<!\\)\|", row)) == 5, row  # four cells; pipes escaped
         assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in row
     assert "{{7*7}}" in md  # Markdown does not evaluate it; nor did Jinja

@@ -4,20 +4,30 @@ GitHub Actions job summary, and a self-contained HTML report. The templates ship
 package, in templates/.
 
 JUnit mapping (docs/results-format.md, "Reports"): one <testcase> per result; FAIL is a
-<failure>, ERROR and TIMEOUT an <error>, NOT_SUPPORTED a <skipped> with its reason; what is
-known of a crashed worker goes to <system-err>. An ambiguous case never fails the suite: its
-FAIL, ERROR or TIMEOUT is rendered as <skipped message="ambiguous region of the spec: ...">
-with the full message in <system-out>, and every ambiguous case carries an `ambiguous`
-<property>. Case files that could not be loaded are one <testcase classname="load"> per file,
-with an <error> per problem.
+<failure> (its diagnosis, when the catalogue of misreadings recognised the output, on a line of
+its own), ERROR and TIMEOUT an <error>, NOT_SUPPORTED a <skipped> with its reason; a
+QUALITY_WARNING passes, with "QUALITY_WARNING: <message>" in <system-out>; what is known of a
+crashed worker goes to <system-err>; each case's margin is a <property>. An ambiguous case
+never fails the suite: its FAIL, ERROR or TIMEOUT is rendered as <skipped message="ambiguous
+region of the spec: ..."> with the full message in <system-out>, and every ambiguous case
+carries an `ambiguous` <property>. Case files that could not be loaded are one <testcase
+classname="load"> per file, with an <error> per problem.
 
-The HTML report (`render_html`, templates/report.html.j2) is one file with inline CSS and JS.
+The HTML report (`render_html`, templates/report.html.j2) is one file with inline CSS and JS,
+and an inline SVG histogram of the margins drawn here (`margin_histogram`), not by a script.
+
+Every report lists QUALITY_WARNING cases apart (they pass: results.PASSING), states the run's
+execution flags ("NONE" when none), the margins closest to the legal bound and a diagnosis
+summary of the FAILs (`diagnosis_summary`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
+from bisect import bisect_right
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,8 +39,21 @@ from conformance.results import FAILING, FORMAT, STATUSES, write_atomic
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DEFAULT_MAX_FAILURES = 50
-#: Statuses from worst to best: a matrix cell is coloured by the first one it holds.
-WORST_FIRST = ("ERROR", "TIMEOUT", "FAIL", "XPASS", "XFAIL", "NOT_SUPPORTED", "PASS")
+#: Statuses from worst to best: a matrix cell is coloured by the first one it holds. A
+#: QUALITY_WARNING passes (results.PASSING) but is worth a look: after NOT_SUPPORTED, which
+#: denies a verdict, before PASS.
+WORST_FIRST = ("ERROR", "TIMEOUT", "FAIL", "XPASS", "XFAIL", "NOT_SUPPORTED", "QUALITY_WARNING",
+               "PASS")
+WARNING = "QUALITY_WARNING"
+#: Short names of long statuses in the matrices' cells (their title gives the full name).
+SHORT = {"NOT_SUPPORTED": "N/S", WARNING: "Q/W"}
+#: The margin histogram: bins of half a decade from MARGIN_LOW to 1 (log-scaled).
+MARGIN_LOW = 1e-6
+MARGIN_EDGES = tuple(10.0 ** (k / 2) for k in range(-12, 1))
+#: The key of results.diagnoses counting the FAILs no misreading was recognised in.
+NOT_RECOGNISED = "(not recognised)"
+#: The cases closest to the bound listed in the HTML report and the Markdown summary.
+CLOSEST_HTML, CLOSEST_MARKDOWN = 20, 10
 
 # Characters XML 1.0 does not allow anywhere, not even as character references.
 _XML_FORBIDDEN = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -240,6 +263,7 @@ def execution_text(execution: Any) -> str | None:
                   for m in merged if isinstance(m, dict)]
         return f"merged from {len(shards)} shard(s): " + " | ".join(shards)
     threads = e.pop("thread_environment", None)
+    e.pop("execution_flags", None)  # shown on a line of their own (flags_text)
     if not e.get("resumed_cases"):
         e.pop("resumed_cases", None)
     per_worker = e.pop("cases_per_worker", None)
@@ -261,10 +285,168 @@ def execution_text(execution: Any) -> str | None:
     return "; ".join(parts)
 
 
+def execution_flags(doc: dict[str, Any]) -> list[str]:
+    """The run's DML_EXECUTION_FLAGS by name: the document's `execution_flags`, else its
+    execution's; [] for none, and in a document older than the field."""
+    flags = doc.get("execution_flags")
+    if flags is None and isinstance(doc.get("execution"), dict):
+        flags = doc["execution"].get("execution_flags")
+    if isinstance(flags, str):
+        flags = [flags]
+    return [str(f) for f in flags] if isinstance(flags, list) else []
+
+
+def flags_text(doc: dict[str, Any]) -> str:
+    """The execution flags as shown in reports and by `dmlconf run`: the names joined with "|"
+    ("ALLOW_HALF_PRECISION_COMPUTATION|DISABLE_META_COMMANDS"), or "NONE"."""
+    return "|".join(execution_flags(doc)) or "NONE"
+
+
+def margin_of(r: dict[str, Any]) -> float | None:
+    """A result's margin (largest |error| / legal bound) as a number, or None where it has none
+    (bit-exact models, cases not judged, documents older than the field, a value that is not a
+    non-negative number)."""
+    m = r.get("margin")
+    if isinstance(m, bool) or not isinstance(m, (int, float)) or math.isnan(m) or m < 0:
+        return None
+    return float(m)
+
+
+def margin_text(m: float | None) -> str:
+    return "-" if m is None else f"{m:.3g}"
+
+
+def margin_histogram(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The margins of a run in bins of half a decade from 1e-6 to 1 (`bins`: "low", "high" and
+    "count" each; a margin on an edge counts in the bin above it, 1 in the last), and the
+    results outside them: `none` (no margin: judged bit-exact or not judged), `zero` (on the
+    strict value everywhere), `below` (between 0 and 1e-6) and `above` (beyond the legal
+    bound: FAILs)."""
+    counts = [0] * (len(MARGIN_EDGES) - 1)
+    none = zero = below = above = 0
+    for r in results:
+        m = margin_of(r)
+        if m is None:
+            none += 1
+        elif m == 0:
+            zero += 1
+        elif m < MARGIN_LOW:
+            below += 1
+        elif m > 1:
+            above += 1
+        else:
+            counts[min(bisect_right(MARGIN_EDGES, m) - 1, len(counts) - 1)] += 1
+    bins = [{"low": MARGIN_EDGES[k], "high": MARGIN_EDGES[k + 1], "count": n}
+            for k, n in enumerate(counts)]
+    return {"bins": bins, "none": none, "zero": zero, "below": below, "above": above,
+            "judged": len(results) - none}
+
+
+def histogram_svg(h: dict[str, Any], width: int = 520, height: int = 180) -> dict[str, Any]:
+    """The geometry of the histogram's picture (rendered by the template as an inline SVG,
+    whose text is escaped like the rest): one bar per bin, its height proportional to its
+    count; the x axis labelled at each decade."""
+    left, right, top, bottom = 40, 10, 16, 30
+    plot_w, plot_h = width - left - right, height - top - bottom
+    most = max((b["count"] for b in h["bins"]), default=0) or 1
+    step = plot_w / len(h["bins"])
+    bars = []
+    for k, b in enumerate(h["bins"]):
+        bar_h = round(plot_h * b["count"] / most, 1)
+        bars.append({**b, "x": round(left + k * step + 1, 1), "w": round(step - 2, 1),
+                     "y": round(top + plot_h - bar_h, 1), "h": bar_h,
+                     "label_x": round(left + (k + 0.5) * step, 1),
+                     "range": f"{b['low']:.2g} to {b['high']:.2g}",
+                     "low": f"{b['low']:.3g}", "high": f"{b['high']:.3g}"})
+    ticks = [{"x": round(left + 2 * d * step, 1), "label": f"1e-{6 - d}" if d < 6 else "1"}
+             for d in range(7)]
+    return {"width": width, "height": height, "bars": bars, "ticks": ticks, "most": most,
+            "left": left, "base": top + plot_h, "top": top, "right": width - right}
+
+
+def closest(results: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """The n cases closest to the legal bound: those with a margin of at most 1, the largest
+    first (then by id), each with its id, operators, data type, margin and status."""
+    inside = [(m, r) for r in results if (m := margin_of(r)) is not None and m <= 1]
+    inside.sort(key=lambda x: (-x[0], str(x[1].get("id"))))
+    return [{"id": r["id"], "operators": ", ".join(map(str, r.get("operators") or [])),
+             "dtype": case_data_type(r), "margin": m, "margin_text": margin_text(m),
+             "status": r["status"]} for m, r in inside[:n]]
+
+
+def largest_margin(results: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The result with the largest margin, FAILs beyond the bound included (None when no
+    result has one): its id, status, margin and margin_text."""
+    best = max(((m, r) for r in results if (m := margin_of(r)) is not None),
+               key=lambda x: x[0], default=None)
+    if best is None:
+        return None
+    m, r = best
+    return {"id": r["id"], "status": r["status"], "margin": m, "margin_text": margin_text(m)}
+
+
+def diagnosis_of(r: dict[str, Any]) -> dict[str, Any] | None:
+    """A result's diagnosis as {"readings": [keys as text], "text": text}, or None when it has
+    none (a case that passed, a FAIL nothing recognised with no sentence, an older document)."""
+    d = r.get("diagnosis")
+    if not isinstance(d, dict):
+        return None
+    readings = d.get("readings")
+    keys = [str(k) for k in readings if k is not None] if isinstance(readings, list) else []
+    text = "" if d.get("text") is None else str(d["text"])
+    return {"readings": keys, "text": text} if keys or text else None
+
+
+def reading_words(key: str) -> str:
+    """What the catalogue of misreadings says a reading does ("the other Order: ..."), or a
+    note that this suite's catalogue does not hold the key (a document from another version)."""
+    from conformance.misreadings import CATALOGUE
+
+    entry = CATALOGUE.get(key)
+    return entry.reading if entry is not None else "(not in this suite's catalogue)"
+
+
+def diagnosis_summary(doc: dict[str, Any]) -> dict[str, Any]:
+    """The run's FAILs by the misreading they were diagnosed as: `readings` (key, count and
+    the reading's words, most frequent first), `failures` (FAIL results) and `unrecognised`
+    (FAILs whose output matched no reading of the catalogue). The counts are the document's
+    `diagnoses` when it has them (its NOT_RECOGNISED key gives `unrecognised`), else counted
+    from the FAIL results' `diagnosis` (a FAIL that matches several readings counts under
+    each)."""
+    fails = [r for r in doc["results"] if r["status"] == "FAIL"]
+    unrecognised = sum(1 for r in fails if not (diagnosis_of(r) or {}).get("readings"))
+    given = doc.get("diagnoses")
+    if isinstance(given, dict):
+        counts = {str(k): v for k, v in given.items()
+                  if isinstance(v, int) and not isinstance(v, bool) and v > 0}
+        unrecognised = counts.pop(NOT_RECOGNISED, 0 if NOT_RECOGNISED in given else unrecognised)
+    else:
+        counts = dict(Counter(k for r in fails
+                              for k in (diagnosis_of(r) or {}).get("readings", [])))
+    readings = [{"key": k, "count": n, "reading": reading_words(k)}
+                for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return {"readings": readings, "failures": len(fails), "unrecognised": unrecognised}
+
+
+def warnings_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The QUALITY_WARNING results, in result order."""
+    return [r for r in doc["results"] if r["status"] == WARNING]
+
+
 def _verdict_word(v: dict[str, Any]) -> str:
     if v.get("conformant") is None:
         return "no verdict (no mandatory case selected)"
     return "conformant" if v["conformant"] else "NOT conformant"
+
+
+def _diagnosis_line(r: dict[str, Any]) -> str:
+    """"Diagnosis: <text>" for a diagnosed result ("" when none, or when its message already
+    holds the sentence)."""
+    d = diagnosis_of(r)
+    if d is None:
+        return ""
+    text = d["text"] or "the output equals the reading(s) " + ", ".join(d["readings"])
+    return "" if text in str(r.get("message") or "") else f"Diagnosis: {text}"
 
 
 def render_junit(doc: dict[str, Any]) -> str:
@@ -272,29 +454,43 @@ def render_junit(doc: dict[str, Any]) -> str:
     for r in doc["results"]:
         classname, name = _split_id(r["id"])
         element, message = junit_outcome(r)
+        m, d = margin_of(r), diagnosis_of(r)
         cases.append({"r": r, "classname": classname, "name": name,
                       "element": element, "message": message,
                       "time": float(r.get("duration_s") or 0.0),
                       "mismatches": _mismatch_lines(r), "crash": crash_line(r.get("crash")),
-                      "crash_output": crash_output(r.get("crash"))})
+                      "crash_output": crash_output(r.get("crash")),
+                      "margin": None if m is None else repr(m),
+                      "readings": ", ".join(d["readings"]) if d else "",
+                      "diagnosis": _diagnosis_line(r)})
     verdicts = {level: _verdict_word(v) for level, v in doc["verdict"].items()}
     backend = doc.get("backend") or {}
     return _env(True).get_template("junit.xml.j2").render(
         doc=doc, cases=cases, counts=junit_counts(doc), verdicts=verdicts,
         backend_name=backend.get("name", ""), backend_class=backend.get("class", ""),
         load_files=_load_error_files(doc), incomplete=incomplete_line(doc),
-        shard=shard_line(doc), execution=execution_text(doc.get("execution")))
+        shard=shard_line(doc), execution=execution_text(doc.get("execution")),
+        flags=flags_text(doc), warnings=len(warnings_of(doc)),
+        largest=largest_margin(doc["results"]))
 
 
 def render_markdown(doc: dict[str, Any], max_failures: int = DEFAULT_MAX_FAILURES) -> str:
-    bad = [{**r, "crash": crash_line(r.get("crash"))}
+    """The summary; max_failures limits each list of cases (FAILING, QUALITY_WARNING, load
+    errors)."""
+    bad = [{**r, "crash": crash_line(r.get("crash")), "diagnosis": diagnosis_of(r)}
            for r in doc["results"] if r["status"] in FAILING]
+    warned = [{**r, "margin_text": margin_text(margin_of(r))} for r in warnings_of(doc)]
     problems = load_errors(doc)
     backend = doc.get("backend") or {}
     return _env(False).get_template("summary.md.j2").render(
         doc=doc, statuses=STATUSES, failing=FAILING, verdicts=doc["verdict"],
         word=_verdict_word,
         shown=bad[:max_failures], more=max(0, len(bad) - max_failures), total_bad=len(bad),
+        any_diagnosis=any(r["diagnosis"] for r in bad),
+        warned=warned[:max_failures], more_warned=max(0, len(warned) - max_failures),
+        total_warned=len(warned), flags=flags_text(doc),
+        closest=closest(doc["results"], CLOSEST_MARKDOWN), largest=largest_margin(doc["results"]),
+        histogram=margin_histogram(doc["results"]), diagnoses=diagnosis_summary(doc),
         any_ambiguous=any(doc["ambiguous"].get(k) for k in STATUSES),
         backend_name=backend.get("name", ""), backend_class=backend.get("class", ""),
         platform=doc.get("platform") or {}, incomplete=incomplete_line(doc),
@@ -329,13 +525,16 @@ def case_family(r: dict[str, Any]) -> str:
 
 
 def repro_command(doc: dict[str, Any], case_id: str) -> str:
-    """The one command that reruns a case alone, with the run's case paths and backend."""
+    """The one command that reruns a case alone, with the run's case paths, backend and
+    execution flags (which widen the float16 envelope: they change the judgement)."""
     import shlex
 
     words = ["dmlconf", "run"]
     for path in doc.get("case_paths") or ["cases"]:
         words += ["--cases", str(path)]
     words += ["-k", case_id, "--backend", str((doc.get("backend") or {}).get("name", "numpy"))]
+    if execution_flags(doc):
+        words += ["--execution-flags", ",".join(execution_flags(doc))]
     return shlex.join(words)
 
 
@@ -358,6 +557,8 @@ def _matrix(results: list[dict[str, Any]], column: Callable[[dict[str, Any]], st
 
 
 def _section(r: dict[str, Any]) -> str:
+    if r["status"] == WARNING:  # every warned case in one list, ambiguous ones too
+        return "warnings"
     if r.get("ambiguous"):
         return "ambiguous"
     if r["status"] in ("XFAIL", "XPASS"):
@@ -401,11 +602,13 @@ def grid_rows(g: dict[str, Any]) -> dict[str, Any]:
 
 def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
     """One self-contained HTML page (inline CSS and JS, no external asset): verdict and
-    provenance, operator x data type and operator x family matrices, and one expandable row
-    per non-PASS case (PASS cases are only counted), with filters. Everything from the
-    document is escaped by Jinja's autoescape; the script only reads data attributes and
-    writes with textContent. comparison: a compare_runs.Diff against an earlier run, shown as
-    its own section."""
+    provenance (execution flags included), operator x data type and operator x family
+    matrices, the margins (an inline SVG histogram and the cases closest to the bound), the
+    diagnosis summary, and one expandable row per non-PASS case (PASS cases are only counted)
+    in its section (failures, quality warnings, baseline, ambiguous), with filters.
+    Everything from the document is escaped by Jinja's autoescape; the script only reads data
+    attributes and writes with textContent. comparison: a compare_runs.Diff against an
+    earlier run, shown as its own section."""
     results = doc["results"]
     operators = sorted({str(op) for r in results if r["status"] != "PASS"
                         for op in r.get("operators") or []})
@@ -423,16 +626,23 @@ def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
                      "mismatches": [m for m in r.get("mismatches") or []
                                     if isinstance(m, dict)],
                      "grids": [grid_rows(g) for g in r.get("grids") or []
-                               if isinstance(g, dict) and g.get("got")]})
+                               if isinstance(g, dict) and g.get("got")],
+                     "margin": margin_of(r),
+                     "diagnosis": diagnosis_of(r)})
     sections = {name: [x for x in rows if x["section"] == name]
-                for name in ("failures", "baseline", "ambiguous")}
-    ambiguous_pass = sum(1 for r in results if r.get("ambiguous") and r["status"] == "PASS")
+                for name in ("failures", "warnings", "baseline", "ambiguous")}
+    # passing ambiguous cases have no row in the ambiguous section (a warned one is listed
+    # with the warnings)
+    ambiguous_pass = sum(1 for r in results
+                         if r.get("ambiguous") and r["status"] in ("PASS", WARNING))
+    histogram = margin_histogram(results)
     info = [r for r in results if r.get("info")]
     backend = doc.get("backend") or {}
     env = _env(True)
     env.filters["fmt_index"] = lambda v: ", ".join(str(i) for i in v) \
         if isinstance(v, list) else str(v)
     env.filters["web_url"] = web_url
+    env.filters["margin"] = margin_text
     return env.get_template("report.html.j2").render(
         doc=doc, statuses=STATUSES, verdicts=doc["verdict"], word=_verdict_word,
         backend=backend, capabilities=backend.get("capabilities") or {},
@@ -442,7 +652,11 @@ def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
         operators=operators, dtypes=sorted({x["dtype"] for x in rows}),
         present=[s for s in STATUSES if s != "PASS" and doc["summary"].get(s)],
         comparison=comparison, incomplete=incomplete_line(doc), shard=shard_line(doc),
-        load_errors=load_errors(doc), execution=execution_text(doc.get("execution")))
+        load_errors=load_errors(doc), execution=execution_text(doc.get("execution")),
+        flags=flags_text(doc), short=SHORT, histogram=histogram,
+        svg=histogram_svg(histogram) if histogram["judged"] else None,
+        closest=closest(results, CLOSEST_HTML), largest=largest_margin(results),
+        diagnoses=diagnosis_summary(doc))
 
 
 #: Output kind -> renderer.
