@@ -8,6 +8,12 @@ Three kinds, each exact where the spec is exact and bounded where it is not:
 - within: |got - center| <= bound per element, computed in float64; a NaN center needs a NaN.
           Used for linear resampling (float outputs: error bound; integer outputs: either integer
           neighbour of the exact value, spec-notes §4).
+any_nan on an exact or one_of model accepts any NaN where a NaN is expected (nearest
+resampling's envelope: a NaN's bits need only survive a raw move, docs/tolerances.md).
+
+Each output has a strict model and, where the platform's arithmetic rules allow more, a legal
+envelope (Expected.legal): judge() tells PASS, QUALITY_WARNING (inside the envelope, outside the
+strict model) and FAIL, and the margin (largest |error| / bound inside the envelope).
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ class Expected:
     #: outside it FAILs; inside it but outside the strict model it is a QUALITY_WARNING. None:
     #: the strict model is also the legal one (data movement, inline values).
     legal: Expected | None = None
+    #: Where a NaN is expected, any NaN is acceptable (exact and one_of kinds).
+    any_nan: bool = False
 
     @property
     def envelope(self) -> Expected:
@@ -51,16 +59,21 @@ def _bits(a: np.ndarray) -> np.ndarray:
     return a.view(np.dtype(f"<u{a.dtype.itemsize}"))
 
 
+def _differ(got: np.ndarray, want: np.ndarray, any_nan: bool) -> np.ndarray:
+    bad = _bits(got) != _bits(want)
+    if any_nan and np.issubdtype(want.dtype, np.floating):
+        bad &= ~(np.isnan(want) & np.isnan(got))
+    return bad
+
+
 def mismatches(got: np.ndarray, exp: Expected) -> np.ndarray:
     """Boolean array: True where got is not acceptable under exp."""
     if got.shape != exp.values.shape:
         raise ValueError(f"shape {got.shape} against expected {exp.values.shape}")
-    if exp.kind == "exact":
-        return _bits(got) != _bits(exp.values)
-    if exp.kind == "one_of":
-        bad = _bits(got) != _bits(exp.values)
+    if exp.kind in ("exact", "one_of"):
+        bad = _differ(got, exp.values, exp.any_nan)
         for alt in exp.alternatives:
-            bad &= _bits(got) != _bits(alt)
+            bad &= _differ(got, alt, exp.any_nan)
         return bad
     center = exp.center.astype(np.float64)
     value = got.astype(np.float64)
@@ -69,6 +82,42 @@ def mismatches(got: np.ndarray, exp: Expected) -> np.ndarray:
     ok |= np.isnan(center) & np.isnan(value)
     ok |= np.isinf(center) & (value == center)
     return ~ok
+
+
+def margin(got: np.ndarray, exp: Expected) -> float | None:
+    """The largest |got - center| / bound over the elements of a 'within' model whose error is
+    finite (NaN and infinity matched as such count 0); None for the other kinds."""
+    if exp.kind != "within":
+        return None
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        ratio = np.abs(got.astype(np.float64) - exp.center) / exp.bound
+    ratio = ratio[np.isfinite(ratio)]
+    return float(ratio.max()) if ratio.size else 0.0
+
+
+@dataclass
+class Judgement:
+    """One output judged against its strict model and its legal envelope."""
+
+    status: Literal["PASS", "QUALITY_WARNING", "FAIL"]
+    bad: np.ndarray  # elements outside the envelope (FAIL) or the strict model (warning)
+    model: Expected  # the model `bad` is relative to
+    margin: float | None
+
+
+def judge(got: np.ndarray, exp: Expected) -> Judgement:
+    """FAIL where an element is outside the legal envelope; QUALITY_WARNING where all are inside
+    it but some are outside the strict model; PASS otherwise."""
+    envelope = exp.envelope
+    bad = mismatches(got, envelope)
+    where = margin(got, envelope)
+    if bad.any():
+        return Judgement("FAIL", bad, envelope, where)
+    if envelope is not exp:
+        strict_bad = mismatches(got, exp)
+        if strict_bad.any():
+            return Judgement("QUALITY_WARNING", strict_bad, exp, where)
+    return Judgement("PASS", bad, exp, where)
 
 
 def format_value(v: np.generic) -> str:
@@ -96,6 +145,8 @@ def describe(got: np.ndarray, exp: Expected, bad: np.ndarray, name: str) -> str:
                 want += " or " + " or ".join(sorted(others))
         elif exp.kind == "within":
             want = f"{float(exp.center[idx])!r} ± {float(exp.bound[idx]):.3g}"
+        if (exp.any_nan and want == "nan") or want.startswith("nan "):
+            want += " or any NaN" if exp.any_nan else ""
         parts.append(f"{list(idx)} expected {want}, got {format_value(got[idx])}")
     more = f"; and {len(where) - SHOWN} more" if len(where) > SHOWN else ""
     return (f"{name}: {len(where)} of {bad.size} elements differ ({exp.rule}): "

@@ -16,7 +16,7 @@ import os
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from conformance import compare, ops
 from conformance import inputs as sources
 from conformance.casefile import Case, logical_values
 from conformance.compare import Expected
+from conformance.flags import ExecutionFlags
 from conformance.ops import OperatorCall
 from conformance.results import FAILING, Result
 from conformance.tensors import (
@@ -246,9 +247,12 @@ def _call_backend(method: Callable, *args: object) -> None:
         raise BackendError(f"the backend raised {type(exc).__name__}: {exc}{where}") from exc
 
 
-def _expectations(case: Case, run: _Run) -> dict[str, Expected]:
-    """How each expected output is judged. A case in an ambiguous region is judged strictly by
-    the reading the suite takes (its results are reported apart and decide no verdict)."""
+def _expectations(case: Case, run: _Run, flags: ExecutionFlags = ExecutionFlags.NONE
+                  ) -> dict[str, Expected]:
+    """How each expected output is judged (its strict model, with the legal envelope where the
+    platform's rules allow more). A case in an ambiguous region is judged strictly by the
+    reading the suite takes (its results are reported apart and decide no verdict). flags: the
+    run's execution flags (they may widen the envelope)."""
     out: dict[str, Expected] = {}
     strict = case.ambiguous is not None
     for ref, e in (case.expected or {}).items():
@@ -258,7 +262,7 @@ def _expectations(case: Case, run: _Run) -> dict[str, Expected]:
         spec = ops.get(call.operator)
         if e.kind == "reference" or e.model:
             inputs = {t: run.bindings[f"{name}.{t}"].read() for t in spec.inputs}
-            model = spec.expected(call, inputs, strict=strict)[tensor]
+            model = spec.expected(call, inputs, strict=strict, flags=flags)[tensor]
             if e.kind == "reference":
                 out[ref] = model
                 continue
@@ -267,9 +271,13 @@ def _expectations(case: Case, run: _Run) -> dict[str, Expected]:
                 raise CaseError(f"{case.show_ref(ref)}: 'tolerance: model' needs an operator "
                                 f"whose outputs are judged within a bound ({model.rule})")
             center = sources.exact_values(e.data, desc)
-            out[ref] = Expected(sources.rounded(center, desc.data_type), kind="within",
-                                center=center, bound=model.bound,
-                                rule=f"the case's exact values, {model.rule}")
+            values = sources.rounded(center, desc.data_type)
+            legal = model.envelope
+            out[ref] = Expected(values, kind="within", center=center, bound=model.bound,
+                                rule=f"the case's exact values, {model.rule}",
+                                legal=Expected(values, kind="within", center=center,
+                                               bound=legal.bound,
+                                               rule=f"the case's exact values, {legal.rule}"))
             continue
         values = (sources.from_values if e.kind == "values" else sources.from_bits)(e.data, desc)
         if e.ulp is not None and desc.data_type.is_float:
@@ -292,38 +300,48 @@ def _covers_fill(expected: Expected, fill: int) -> bool:
     return bool(not compare.mismatches(filled, expected).all())
 
 
-def _judge(case: Case, backend: Backend, fill: int, memory_cap: int | None
-           ) -> tuple[str, str, list[str], dict, bool]:
-    """Run once; (status, message, info, {mismatches, grids}, needs_second_fill)."""
+@dataclass
+class _Verdict:
+    """What one run of a case's calls with one output fill came to."""
+
+    status: str
+    message: str = ""
+    info: list[str] = field(default_factory=list)
+    mismatches: list[dict] = field(default_factory=list)
+    grids: list[dict] = field(default_factory=list)
+    again: bool = False  # the fill itself is acceptable somewhere: run again with another
+    margin: float | None = None
+    diagnosis: dict | None = None
+
+
+def _judge(case: Case, backend: Backend, fill: int, memory_cap: int | None) -> _Verdict:
+    """Run once and judge every expected output against its legal envelope (FAIL outside it)
+    and its strict model (QUALITY_WARNING outside it), and every relation bit for bit."""
     run = _Run(case, backend, fill, memory_cap)
     try:
         for named in case.calls:
             run.execute(named.name, named.call)
     except BindingError as exc:
-        return "FAIL", str(exc), run.info, {}, False
+        return _Verdict("FAIL", str(exc), run.info)
     except DescRejected as exc:
-        return "FAIL", f"the backend rejected a valid desc: {exc}", run.info, {}, False
-    failures, details, grids, again = [], [], [], False
-    for ref, exp in _expectations(case, run).items():
+        return _Verdict("FAIL", f"the backend rejected a valid desc: {exc}", run.info)
+    verdict = _Verdict("PASS", info=run.info)
+    failures, warnings, failed = [], [], {}
+    for ref, exp in _expectations(case, run, backend_flags(backend)).items():
         got = run.bindings[ref].read()
-        bad = compare.mismatches(got, exp)
-        again |= _covers_fill(exp, run.fill_of(ref.split(".", 1)[0]))
-        if bad.any():
-            failures.append(compare.describe(got, exp, bad, case.show_ref(ref)))
-            name = ref.split(".", 1)[0]
-            spec = ops.get(case.call(name).operator)
-            for t in spec.inputs:
-                g = compare.grid(case.show_ref(f"{name}.{t}"), run.bindings[f"{name}.{t}"].read())
-                if g and g not in grids:
-                    grids.append(g)
-            g = compare.grid(case.show_ref(ref), got, exp, bad)
-            if g:
-                grids.append(g)
-            for index in np.argwhere(bad)[:compare.SHOWN]:
-                idx = tuple(int(i) for i in index)
-                details.append({"tensor": case.show_ref(ref), "index": list(idx),
-                                "expected": compare.format_value(exp.values[idx]),
-                                "got": compare.format_value(got[idx])})
+        name = ref.split(".", 1)[0]
+        verdict.again |= _covers_fill(exp.envelope, run.fill_of(name))
+        judged = compare.judge(got, exp)
+        if judged.margin is not None:
+            verdict.margin = max(verdict.margin or 0.0, judged.margin)
+        if judged.status == "QUALITY_WARNING":
+            warnings.append(f"inside the legal envelope ({exp.envelope.rule}), outside the "
+                            "strict reading: "
+                            + compare.describe(got, judged.model, judged.bad, case.show_ref(ref)))
+        elif judged.status == "FAIL":
+            failures.append(compare.describe(got, judged.model, judged.bad, case.show_ref(ref)))
+            failed.setdefault(name, {})[ref.split(".", 1)[1]] = (got, exp)
+            _keep_failure(case, run, ref, got, judged, verdict)
     for relation in case.relations:
         left, right, why = relation.left, relation.right, relation.why
         a, b = run.bindings[left].read(), run.bindings[right].read()
@@ -337,9 +355,60 @@ def _judge(case: Case, backend: Backend, fill: int, memory_cap: int | None
             failures.append(f"relation {left} == {right}{f' ({why})' if why else ''}: "
                             + compare.describe(a, Expected(b, rule="bit-exact"), bad, left))
     if failures:
-        return ("FAIL", " | ".join(failures), run.info,
-                {"mismatches": details, "grids": grids}, False)
-    return "PASS", "", run.info, {}, again
+        verdict.status, verdict.again = "FAIL", False
+        verdict.diagnosis = _diagnose(case, run, failed)
+        text = " | ".join(failures)
+        verdict.message = (f"{text} | diagnosis: {verdict.diagnosis['text']}"
+                           if verdict.diagnosis else text)
+    elif warnings:
+        verdict.status, verdict.message = "QUALITY_WARNING", " | ".join(warnings)
+    return verdict
+
+
+def backend_flags(backend: Backend) -> ExecutionFlags:
+    """The execution flags a backend runs with (NONE for one built without them)."""
+    return ExecutionFlags(getattr(backend, "execution_flags", ExecutionFlags.NONE))
+
+
+def _keep_failure(case: Case, run: _Run, ref: str, got: np.ndarray,
+                  judged: compare.Judgement, verdict: _Verdict) -> None:
+    """Keep what a reader of the report needs: the call's small inputs, the output with what was
+    expected, and the first mismatching elements."""
+    name = ref.split(".", 1)[0]
+    spec = ops.get(case.call(name).operator)
+    for t in spec.inputs:
+        g = compare.grid(case.show_ref(f"{name}.{t}"), run.bindings[f"{name}.{t}"].read())
+        if g and g not in verdict.grids:
+            verdict.grids.append(g)
+    g = compare.grid(case.show_ref(ref), got, judged.model, judged.bad)
+    if g:
+        verdict.grids.append(g)
+    for index in np.argwhere(judged.bad)[:compare.SHOWN]:
+        idx = tuple(int(i) for i in index)
+        verdict.mismatches.append({"tensor": case.show_ref(ref), "index": list(idx),
+                                   "expected": compare.format_value(judged.model.values[idx]),
+                                   "got": compare.format_value(got[idx])})
+
+
+def _diagnose(case: Case, run: _Run, failed: dict[str, dict[str, tuple[np.ndarray, Expected]]]
+              ) -> dict | None:
+    """What the catalogue of misreadings recognises in the failing outputs, call by call
+    (conformance.diagnose); the readings of every call, the texts joined."""
+    from conformance import diagnose  # the catalogue is loaded only when something FAILs
+
+    readings: list[str] = []
+    texts: list[str] = []
+    for name, outputs in failed.items():
+        call = case.call(name)
+        spec = ops.get(call.operator)
+        found = diagnose.explain(
+            call, {t: run.bindings[f"{name}.{t}"].buffer for t in spec.inputs},
+            run.fill_of(name), {t: got for t, (got, _) in outputs.items()},
+            {t: exp for t, (_, exp) in outputs.items()})
+        if found:
+            readings += [r for r in found["readings"] if r not in readings]
+            texts.append(f"{name}: {found['text']}" if len(case.calls) > 1 else found["text"])
+    return {"readings": readings, "text": "; ".join(texts)} if texts else None
 
 
 def _run_rejected(case: Case, backend: Backend, memory_cap: int | None) -> tuple[str, str]:
@@ -401,15 +470,20 @@ def run_case(case: Case, backend: Backend, memory_cap: int | None = None) -> Res
         elif case.rejected:
             result.status, result.message = _run_rejected(case, backend, cap)
         else:
-            status, message, info, details, again = _judge(case, backend, OUTPUT_FILLS[0], cap)
-            if status == "PASS" and again:
-                status, message, info2, details, _ = _judge(case, backend, OUTPUT_FILLS[1],
-                                                            cap)
-                info += [i for i in info2 if i not in info]
-            result.status, result.message = status, message
-            result.info = info
-            result.mismatches = details.get("mismatches", [])
-            result.grids = details.get("grids", [])
+            verdict = _judge(case, backend, OUTPUT_FILLS[0], cap)
+            if verdict.status != "FAIL" and verdict.again:
+                second = _judge(case, backend, OUTPUT_FILLS[1], cap)
+                second.info = verdict.info + [i for i in second.info if i not in verdict.info]
+                if second.status == "PASS" and verdict.status == "QUALITY_WARNING":
+                    second.status, second.message = verdict.status, verdict.message
+                if verdict.margin is not None:
+                    second.margin = max(verdict.margin, second.margin or 0.0)
+                verdict = second
+            result.status, result.message = verdict.status, verdict.message
+            result.info = verdict.info
+            result.mismatches, result.grids = verdict.mismatches, verdict.grids
+            result.margin = verdict.margin
+            result.diagnosis = verdict.diagnosis
     except CaseError as exc:
         result.status, result.message = "ERROR", f"the case cannot run: {exc}"
     except BackendError as exc:

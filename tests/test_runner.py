@@ -191,7 +191,8 @@ def test_swapped_depth_space_orders_fail_with_element_expected_got(
     assert r.status == "FAIL"
     assert r.message.startswith("OutputTensor: 36 of 48 elements differ (bit-exact, the case's "
                                 "values): [0, 0, 0, 1] expected 9, got 18;")
-    assert r.message.endswith("and 31 more")
+    assert "; and 31 more | diagnosis: " in r.message
+    assert r.diagnosis and "other-order" in r.diagnosis["readings"], r.diagnosis
     assert r.mismatches[0] == {"tensor": "OutputTensor", "index": [0, 0, 0, 1],
                                "expected": "9", "got": "18"}
     assert len(r.mismatches) == 5
@@ -210,8 +211,11 @@ def test_unwritten_output_element_fails(documented: dict[str, Case]) -> None:
     r = runner.run_case(documented[D2S], bb.UnwrittenElementBackend())
     assert r.status == "FAIL"
     # 3452816845 is 0xCDCDCDCD: the runner's first fill pattern, never written over.
-    assert r.message == ("OutputTensor: 1 of 48 elements differ (bit-exact, the case's values): "
-                         "[0, 0, 0, 0] expected 0, got 3452816845")
+    assert r.message.startswith("OutputTensor: 1 of 48 elements differ (bit-exact, the case's "
+                                "values): [0, 0, 0, 0] expected 0, got 3452816845 | diagnosis: ")
+    # No catalogued reading leaves an element unwritten; the diagnosis says what happened.
+    assert r.diagnosis is not None and r.diagnosis["readings"] == []
+    assert "left unwritten" in r.diagnosis["text"]
     assert r.mismatches == [{"tensor": "OutputTensor", "index": [0, 0, 0, 0],
                              "expected": "0", "got": "3452816845"}]
 
@@ -677,12 +681,15 @@ def test_results_document_has_the_documented_fields(
     assert back["finished_at"] == "2024-01-01T00:00:01+00:00"
     assert back["duration_s"] == 1.235
 
-    assert list(back["summary"]) == ["PASS", "FAIL", "ERROR", "TIMEOUT", "NOT_SUPPORTED",
+    assert list(back["summary"]) == ["PASS", "QUALITY_WARNING", "FAIL", "ERROR", "TIMEOUT",
+                                     "NOT_SUPPORTED",
                                      "XFAIL", "XPASS"]
     assert back["summary"] == {"PASS": len(found) - 4, "FAIL": 4, "ERROR": 0, "TIMEOUT": 0,
-                               "NOT_SUPPORTED": 0, "XFAIL": 0, "XPASS": 0}
+                               "NOT_SUPPORTED": 0, "XFAIL": 0, "XPASS": 0,
+                              "QUALITY_WARNING": 0}
     assert back["ambiguous"] == {"PASS": 0, "FAIL": 0, "ERROR": 0, "TIMEOUT": 0,
-                                 "NOT_SUPPORTED": 0, "XFAIL": 0, "XPASS": 0}
+                                 "NOT_SUPPORTED": 0, "XFAIL": 0, "XPASS": 0,
+                              "QUALITY_WARNING": 0}
     assert back["baseline"] is None
     assert back["complete"] is True and back["load_errors"] == []
     assert back["execution"] is None and back["shard"] is None
@@ -692,7 +699,8 @@ def test_results_document_has_the_documented_fields(
     assert item["data_types"] == ["UINT32"]
     assert set(item) == {"id", "status", "message", "duration_s", "operators", "data_types",
                          "feature_level", "feature_level_below", "tags", "spec", "ambiguous",
-                         "info", "mismatches", "grids", "crash"}
+                         "info", "mismatches", "grids", "crash", "margin",
+                         "diagnosis"}
     assert item["status"] == "FAIL" and "expected 9, got 18" in item["message"]
     assert isinstance(item["duration_s"], float)
     assert item["operators"] == ["DEPTH_TO_SPACE1"] and item["feature_level"] == "2_1"
@@ -712,7 +720,7 @@ def test_results_document_has_the_documented_fields(
     assert list(back["verdict"]) == ["1_0", "2_0", "2_1", "5_0", "5_1", "6_2"]
     assert back["verdict"]["1_0"] == {"conformant": None, "mandatory": 0, "PASS": 0, "FAIL": 0,
                                       "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 0, "XFAIL": 0,
-                                      "XPASS": 0}
+                                      "XPASS": 0, "QUALITY_WARNING": 0}
     assert back["verdict"]["2_0"]["conformant"] is True
     assert back["verdict"]["2_0"]["mandatory"] == 2
     assert back["verdict"]["2_1"]["conformant"] is False
@@ -745,7 +753,7 @@ def test_ambiguous_cases_decide_neither_verdict_nor_exit_status() -> None:
     verdict = results.verdicts(found, backend.claimed_level)
     assert verdict["2_1"] == {"conformant": True, "mandatory": 1, "PASS": 1, "FAIL": 0,
                               "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 0, "XFAIL": 0,
-                              "XPASS": 0}
+                              "XPASS": 0, "QUALITY_WARNING": 0}
     assert results.summary([r for r in found if r.ambiguous])["FAIL"] == 1
     found = runner.run_cases([clear], backend)
     assert results.exit_status(found) == 1

@@ -12,6 +12,7 @@ from typing import Any, Literal
 import numpy as np
 
 from conformance.compare import Expected
+from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.spec import Citation, Violation
 from conformance.tensors import DataType, TensorDesc, validate_desc
@@ -260,10 +261,14 @@ class OperatorSpec(ABC):
         """The reference outputs (logical arrays in each output's dtype) of a valid call."""
 
     def expected(self, call: OperatorCall, inputs: Mapping[str, np.ndarray],
-                 strict: bool = False) -> dict[str, Expected]:
-        """How each output is judged. Default: bit-exact equality with the reference.
+                 strict: bool = False, flags: ExecutionFlags = ExecutionFlags.NONE
+                 ) -> dict[str, Expected]:
+        """How each output is judged. Default: bit-exact equality with the reference (data
+        movement: the D3D rules keep every bit through "data movement ... that doesn't
+        manipulate the data", so the strict model is also the legal envelope).
         strict: judge by the suite's reading alone where the spec is ambiguous (for cases
-        marked ambiguous, which decide no verdict)."""
+        marked ambiguous, which decide no verdict). flags: the run's DML_EXECUTION_FLAGS,
+        which may widen the legal envelope (Expected.legal) of arithmetic operators."""
         return {name: Expected(values) for name, values in self.reference(call, inputs).items()}
 
 

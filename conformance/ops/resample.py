@@ -13,6 +13,11 @@ coordinate
   type; the FLOAT attributes are taken as the float32 values the operator receives.
 - RESAMPLE is RESAMPLE1 with InputPixelOffsets 0.5 and OutputPixelOffsets -0.5 (RESAMPLE1 page,
   Remarks).
+
+Each output is judged twice (docs/tolerances.md): against the strict reading (one float32
+pipeline rounding once) and against the legal envelope, what DirectML on Direct3D 12 may return
+under the platform's floating-point rules (D3D_RULES below). Outside the envelope is a FAIL; inside
+it but outside the strict reading a QUALITY_WARNING.
 """
 
 from __future__ import annotations
@@ -20,11 +25,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from conformance.compare import Expected
+from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, float32, table
 from conformance.spec import Citation, Violation, notes
@@ -37,6 +44,38 @@ MODES = {"NEAREST_NEIGHBOR": 0, "LINEAR": 1}  # DML_INTERPOLATION_MODE (notes §
 COORDINATE_REL_ERROR = 2.0**-20
 #: Float32 arithmetic error on the weighted sum, relative to sum(|w * x|) (docs/tolerances.md).
 ACCUMULATION_REL_ERROR = 2.0**-21
+
+# -- the legal envelope (docs/tolerances.md, "The legal envelope") ------------------------------
+#: Where the rules below are stated: "Floating-point rules" for Direct3D 11 and up (D3D12 included),
+#: learn.microsoft.com/windows/uwp/graphics-concepts/floating-point-rules; the Direct3D 11 page
+#: (learn.microsoft.com/windows/win32/direct3d11/floating-point-rules) states the same.
+D3D_RULES = "Direct3D floating-point rules (Direct3D 11 and up)"
+#: float32 add, subtract, multiply: "within 0.5 unit-last-place (ULP) of the infinitely-precise
+#: result ... hardware is allowed to truncate results": an error below one ULP of the result, at
+#: most 2^-23 of its magnitude. Reciprocal "1 ULP"; a direct x/y no worse than reciprocal then
+#: multiply; fused operations no worse than their worst serial ordering, each step 1 ULP.
+FLOAT32_OP_ERROR = 2.0**-23
+#: 16-bit: "Unfused operations on 16-bit floating-point numbers produce a result that is the
+#: nearest representable value ... 0.5 ULP": at most 2^-11 of the result's magnitude. Used for
+#: FLOAT16 under DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION (notes §7).
+FLOAT16_OP_ERROR = 2.0**-11
+#: Coordinate allowance of the envelope, relative to |o| / Scale + |OutputPixelOffset| / Scale +
+#: |InputPixelOffset| + 1: evaluating c in float32 in any usual arrangement ((o - OutOff) / Scale
+#: - InOff, or o * (1 / Scale) - (OutOff / Scale + InOff), division as reciprocal then multiply)
+#: costs at most 4 float32 op errors of those magnitudes (first order); twice that is allowed.
+LEGAL_COORDINATE_REL_ERROR = 8 * FLOAT32_OP_ERROR
+#: The smallest normal float32. "Denorms are flushed to sign-preserved zero on input and output of
+#: any floating-point mathematical operation": each flush moves a value by less than this.
+FLOAT32_MIN_NORMAL = 2.0**-126
+
+
+def operation_count(dimensions: int) -> int:
+    """The float roundings a legal evaluation of one linear output may commit, first order, in
+    units of the tap magnitude: the worse of a 2^D-tap product-weighted sum in any order (D - 1
+    multiplications per weight, one by the tap, 2^D - 1 additions) and D separable lerps written
+    as x0 + t * (x1 - x0) (a subtraction, a multiplication and an addition on operands up to twice
+    the taps, per dimension), whichever an implementation chooses."""
+    return max(dimensions + 2**dimensions - 1, 4 * dimensions)
 
 
 def _tables(page: str, first: str) -> tuple:
@@ -55,6 +94,14 @@ def coordinates(out_size: int, in_size: int, scale: float, in_offset: float, out
     c = (o - out_offset) / scale - in_offset
     err = COORDINATE_REL_ERROR * (np.abs(o - out_offset) / scale + abs(in_offset) + 1.0)
     return np.clip(c, 0.0, in_size - 1.0), err
+
+
+def legal_coordinate_error(out_size: int, scale: float, in_offset: float, out_offset: float
+                           ) -> np.ndarray:
+    """The envelope's allowance on each output index's coordinate (LEGAL_COORDINATE_REL_ERROR)."""
+    o = np.arange(out_size, dtype=np.float64)
+    return LEGAL_COORDINATE_REL_ERROR * ((np.abs(o) + abs(out_offset)) / scale + abs(in_offset)
+                                         + 1.0)
 
 
 def linear_taps(c: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -138,17 +185,27 @@ class _Resample(OperatorSpec):
         return [coordinates(o, i, s, a, b) for o, i, s, a, b
                 in zip(out_shape, in_shape, scales, in_off, out_off, strict=True)]
 
+    def legal_axes(self, call: OperatorCall) -> list[np.ndarray]:
+        """Per dimension: the envelope's coordinate allowance of every output index."""
+        scales = float32(call.attributes["Scales"])
+        in_off, out_off = self.offsets(call)
+        return [legal_coordinate_error(o, s, a, b) for o, s, a, b
+                in zip(call.tensors["OutputTensor"].sizes, scales, in_off, out_off, strict=True)]
+
     def reference(self, call: OperatorCall, inputs: Mapping[str, np.ndarray]
                   ) -> dict[str, np.ndarray]:
         return {"OutputTensor": self.expected(call, inputs)["OutputTensor"].values}
 
     def expected(self, call: OperatorCall, inputs: Mapping[str, np.ndarray],
-                 strict: bool = False) -> dict[str, Expected]:
+                 strict: bool = False, flags: ExecutionFlags = ExecutionFlags.NONE
+                 ) -> dict[str, Expected]:
         x = inputs["InputTensor"]
         axes = self.axes(call, x.shape)
         if call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR":
             return {"OutputTensor": _nearest(x, axes, strict)}
-        return {"OutputTensor": _linear(x, axes)}
+        half = (x.dtype == np.float16
+                and bool(flags & ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION))
+        return {"OutputTensor": _linear(x, axes, self.legal_axes(call), half)}
 
 
 def _take(x: np.ndarray, indices: Sequence[np.ndarray]) -> np.ndarray:
@@ -171,10 +228,10 @@ def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: b
     values = _take(x, primary)
     tied = [d for d, o in enumerate(others) if o is not None]
     if strict:
-        return Expected(values, rule="nearest, floor(c + 0.5) even at ties (the suite's "
-                                     "reading of an ambiguous region, notes §4)")
+        return _any_nan(Expected(values, rule="nearest, floor(c + 0.5) even at ties (the suite's "
+                                              "reading of an ambiguous region, notes §4)"))
     if not tied:
-        return Expected(values, rule="nearest, floor(c + 0.5), bit-exact")
+        return _any_nan(Expected(values, rule="nearest, floor(c + 0.5), bit-exact"))
     alternatives = []
     for choice in itertools.product((False, True), repeat=len(tied)):
         if any(choice):
@@ -183,43 +240,97 @@ def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: b
                 if use:
                     picked[d] = others[d]
             alternatives.append(_take(x, picked))
-    return Expected(values, kind="one_of", alternatives=tuple(alternatives),
-                    rule="nearest, either neighbour at a tie (notes §4)")
+    return _any_nan(Expected(values, kind="one_of", alternatives=tuple(alternatives),
+                             rule="nearest, either neighbour at a tie (notes §4)"))
 
 
-def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]]) -> Expected:
-    """Separable float64 interpolation, one rounding; bound from coordinate and sum errors."""
+def _any_nan(exp: Expected) -> Expected:
+    """The envelope of a nearest output: the selected elements' bits, except that where a NaN is
+    selected any NaN is legal. Nearest selects an element; the pages never call it a copy, and the
+    D3D rules keep a NaN's bit pattern only through "a raw move instruction - which doesn't alter
+    data", which an implementation of an interpolating operator need not use (float16 through
+    float32 registers quiets signalling NaNs). Every other value, float32 denormals included, must
+    keep its bits: selecting is "data movement ... that doesn't manipulate the data", where the
+    rules do not allow flushing (docs/tolerances.md)."""
+    if not np.issubdtype(exp.values.dtype, np.floating):
+        return exp
+    return replace(exp, legal=replace(exp, any_nan=True,
+                                      rule=exp.rule + "; a NaN may come back as any NaN "
+                                                      f"({D3D_RULES})"))
+
+
+def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]],
+            legal_axes: list[np.ndarray], half: bool = False) -> Expected:
+    """Separable float64 interpolation, one rounding; the strict bound (coordinate and sum errors
+    of one float32 pipeline) and the legal envelope (the D3D rules; half: FLOAT16 math in half
+    precision, allowed by DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION)."""
     y = x.astype(np.float64)
     magnitude = np.abs(y)
+    peak = magnitude
     hi = lo = y
-    coord_err = 0.0
+    coord_err = legal_err = 0.0
     for d, ((c, err), size) in enumerate(zip(axes, x.shape, strict=True)):
         i0, i1, t = linear_taps(c, size)
-        t = t.reshape([-1 if k == d else 1 for k in range(x.ndim)])
+        shape = [-1 if k == d else 1 for k in range(x.ndim)]
+        t = t.reshape(shape)
         with np.errstate(invalid="ignore"):
             y = np.take(y, i0, axis=d) * (1 - t) + np.take(y, i1, axis=d) * t
             magnitude = np.take(magnitude, i0, axis=d) * (1 - t) + np.take(magnitude, i1,
                                                                              axis=d) * t
+        peak = np.maximum(np.take(peak, i0, axis=d), np.take(peak, i1, axis=d))
         hi = np.maximum(np.take(hi, i0, axis=d), np.take(hi, i1, axis=d))
         lo = np.minimum(np.take(lo, i0, axis=d), np.take(lo, i1, axis=d))
-        coord_err = coord_err + err.reshape(t.shape)
+        coord_err = coord_err + err.reshape(shape)
+        legal_err = legal_err + legal_axes[d].reshape(shape)
     dtype = x.dtype
     with np.errstate(invalid="ignore", over="ignore"):
-        float_error = ACCUMULATION_REL_ERROR * magnitude + coord_err * (hi - lo)
+        spread = hi - lo
+        float_error = ACCUMULATION_REL_ERROR * magnitude + coord_err * spread
+        envelope = _legal_error(x.ndim, peak, spread, legal_err, half)
     if np.issubdtype(dtype, np.integer):
         info = np.iinfo(dtype)
         center = np.clip(y, info.min, info.max)
         values = np.rint(center).astype(dtype)
         # Either integer neighbour of the exact value, widened by the float32 error of the value
         # itself (a float32 2.9999998 for an exact 3 may truncate to 2).
-        return Expected(values, kind="within", center=center,
-                        bound=np.nextafter(1.0, 0.0) + float_error,
-                        rule="linear, either integer neighbour of the exact value (notes §4)")
+        neighbour = np.nextafter(1.0, 0.0)
+        rule = "linear, either integer neighbour of the exact value (notes §4)"
+        return Expected(values, kind="within", center=center, bound=neighbour + float_error,
+                        rule=rule,
+                        legal=Expected(values, kind="within", center=center,
+                                       bound=neighbour + envelope,
+                                       rule=f"{rule}, widened by the float32 error {D3D_RULES} "
+                                            "allow"))
     values = y.astype(dtype)
     with np.errstate(invalid="ignore", over="ignore"):
-        bound = np.spacing(np.abs(values)).astype(np.float64) + float_error
-    return Expected(values, kind="within", center=y, bound=bound,
-                    rule="linear, within the float32 error bound (docs/tolerances.md)")
+        last = np.spacing(np.abs(values)).astype(np.float64)
+    precision = "FLOAT16 math in half precision" if half else "float32 math"
+    return Expected(values, kind="within", center=y, bound=last + float_error,
+                    rule="linear, within the strict float32 error bound (docs/tolerances.md)",
+                    legal=Expected(values, kind="within", center=y, bound=last + envelope,
+                                   rule=f"linear, within the legal envelope of {precision} under "
+                                        f"the {D3D_RULES} (docs/tolerances.md)"))
+
+
+def _legal_error(dimensions: int, peak: np.ndarray, spread: np.ndarray, coordinate: np.ndarray,
+                 half: bool) -> np.ndarray:
+    """What legal arithmetic may add to the exact value of a linear output, besides the last
+    rounding to the output type (docs/tolerances.md, "The legal envelope"):
+
+    - the evaluation: operation_count(D) roundings of the op error on values up to the largest
+      tap |x| (peak), whatever the order of the sum, with or without fused multiply-add;
+    - the weights: a weight 1 - t computed with one rounding (the sum of weights is then 1 only
+      to within it) moves the result by that error times a tap: D of those; in half precision t
+      itself is rounded to float16 too (twice the half-precision op error per dimension);
+    - the coordinates: the coordinate allowance times the largest difference of the taps;
+    - float32 math: a denormal flushed to zero at the input or output of each operation moves a
+      value by less than FLOAT32_MIN_NORMAL (a weight by that, times a tap).
+    """
+    count = operation_count(dimensions)
+    op = FLOAT16_OP_ERROR if half else FLOAT32_OP_ERROR
+    weights = dimensions * (2 * op if half else op) * peak
+    flush = 0.0 if half else 2 * count * FLOAT32_MIN_NORMAL * np.maximum(1.0, peak)
+    return count * op * peak + weights + coordinate * spread + flush
 
 
 class Resample1(_Resample):
