@@ -27,6 +27,7 @@ from conformance.casefile import (
     require_paths,
     select,
 )
+from conformance.flags import ExecutionFlags
 from conformance.journal import JournalError
 from conformance.levels import FeatureLevel
 from conformance.results import FAILING, Result
@@ -161,7 +162,8 @@ def _execution(args: argparse.Namespace, cases: int, native: bool) -> Execution:
     if not isolated and args.cases_per_worker:
         raise ValueError("--cases-per-worker needs isolation: drop --no-isolate")
     return Execution(workers=workers, isolated=isolated, timeout_s=timeout, memory_cap=cap,
-                     cases_per_worker=args.cases_per_worker)
+                     cases_per_worker=args.cases_per_worker,
+                     execution_flags=ExecutionFlags.parse(args.execution_flags))
 
 
 def _retry(args: argparse.Namespace, found: list[Result], cases: list[Case],
@@ -223,14 +225,17 @@ def cmd_run(args: argparse.Namespace) -> int:
             # once the backend is built: a run that cannot start leaves an old journal alone
             journal = journals.Journal(journals.path_for(args.json), {
                 "backend": args.backend, "feature_level": args.level or "highest",
+                "execution_flags": execution.execution_flags.names,
                 "case_set_sha256": case_set, "shard": shard,
                 "started_at": started_at}, resume=args.resume)
             todo = [c for c in cases if c.id not in journal.done]
             how = (f"{execution.workers} isolated worker(s), timeout "
                    f"{execution.timeout_s or 'none'} s" if execution.isolated else "in-process")
             of = f" (shard {args.shard} of {shard['of_cases']})" if shard else ""
+            flags = "|".join(execution.execution_flags.names) or "NONE"
             out.write(f"dmlconf {__version__}: {len(cases)} cases{of}, backend {args.backend} "
-                      f"({runner.class_name}), feature level {claimed}, {how}\n")
+                      f"({runner.class_name}), feature level {claimed}, execution flags "
+                      f"{flags}, {how}\n")
             if journal.done:
                 out.write(f"resuming {journal.path}: {len(cases) - len(todo)} case(s) done, "
                           f"{len(todo)} to run\n")
@@ -285,7 +290,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         baseline=applied.to_json(args.baseline) if applied else None,
         load_errors=[{"file": e.path, "line": e.line, "message": e.message} for e in problems],
         execution={**execution.to_json(), "resumed_cases": len(journal.done),
-                   "retries": args.retries}, shard=shard)
+                   "retries": args.retries}, shard=shard,
+        execution_flags=execution.execution_flags.names)
     results.write(doc, args.json)
     journal.finish()
     _write_reports(doc, args)
@@ -480,6 +486,10 @@ def parser() -> argparse.ArgumentParser:
     selection(run)
     run.add_argument("--level", help="the feature level claimed, e.g. 5_1 (default: the "
                                      "backend's highest)")
+    run.add_argument("--execution-flags", metavar="FLAGS",
+                     help="DML_EXECUTION_FLAGS the backend compiles with and the judge allows "
+                          "for, e.g. ALLOW_HALF_PRECISION_COMPUTATION,DISABLE_META_COMMANDS "
+                          "(default: NONE; docs/tolerances.md)")
     run.add_argument("--json", default=DEFAULT_JSON, metavar="PATH",
                      help=f"results file (default: {DEFAULT_JSON})")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress output")
@@ -579,6 +589,10 @@ def parser() -> argparse.ArgumentParser:
     exp.add_argument("--out", default="cases/regressions",
                      help="folder for regression cases (default: cases/regressions)")
     exp.add_argument("--level", help="the feature level claimed (default: the backend's highest)")
+    exp.add_argument("--execution-flags", metavar="FLAGS",
+                     help="DML_EXECUTION_FLAGS the backend compiles with and the judge allows "
+                          "for, e.g. ALLOW_HALF_PRECISION_COMPUTATION,DISABLE_META_COMMANDS "
+                          "(default: NONE; docs/tolerances.md)")
     exp.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=None,
                      help="run the backend in a worker process: a crash or hang is a failing "
                           "example, shrunk like any other (default: for native backends)")

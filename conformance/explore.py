@@ -31,6 +31,7 @@ from hypothesis.errors import FlakyFailure, Unsatisfiable
 from backends import Backend, load_backend
 from conformance import ops
 from conformance.casefile import Case, load_cases, load_text
+from conformance.flags import ExecutionFlags
 from conformance.generate import (
     bitlevel,
     dump,
@@ -505,7 +506,9 @@ def explore(backend_name: str, families: Sequence[str] | None = None, *,
             max_examples: int | None = None, seconds: float | None = None, seed: int = 0,
             out: str | Path = "cases/regressions", level: FeatureLevel | None = None,
             stream: TextIO | None = None, isolate: bool | None = None,
-            timeout_s: float | None = DEFAULT_TIMEOUT_S) -> tuple[int, list[FamilyReport]]:
+            timeout_s: float | None = DEFAULT_TIMEOUT_S,
+            execution_flags: ExecutionFlags = ExecutionFlags.NONE
+            ) -> tuple[int, list[FamilyReport]]:
     """Explore each family against the backend; write a regression per failing family.
     (exit status: 1 if any family failed, else 0; the reports). isolate: run the backend in a
     worker process (a crash or hang is then a failing example, ERROR or TIMEOUT, shrunk like
@@ -519,7 +522,8 @@ def explore(backend_name: str, families: Sequence[str] | None = None, *,
         raise ValueError("--max-examples must be at least 1")
     if seconds is not None and seconds <= 0:
         raise ValueError("--seconds must be positive")
-    with CaseRunner.one_at_a_time(backend_name, level, isolate, timeout_s) as backend:
+    with CaseRunner.one_at_a_time(backend_name, level, isolate, timeout_s,
+                                  execution_flags) as backend:
         return _explore(backend, backend_name, names, max_examples=max_examples,
                         seconds=seconds, seed=seed, out=out, level=level, stream=stream)
 
@@ -574,6 +578,6 @@ def command(args: argparse.Namespace) -> int:
     level = FeatureLevel.parse(args.level) if args.level else None
     status, _ = explore(args.backend, args.family, max_examples=args.max_examples,
                         seconds=args.seconds, seed=args.seed, out=args.out, level=level,
-                        isolate=args.isolate,
-                        timeout_s=timeout_option(args.timeout))
+                        isolate=args.isolate, timeout_s=timeout_option(args.timeout),
+                        execution_flags=ExecutionFlags.parse(args.execution_flags))
     return status

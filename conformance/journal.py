@@ -24,7 +24,8 @@ FORMAT = "dml-conformance-journal/1"
 #: once; fsync only bounds what a power cut could take).
 SYNC_EVERY_S = 2.0
 #: What must be equal for a journal to be resumed.
-RUN_KEYS = ("suite_version", "backend", "feature_level", "case_set_sha256", "shard")
+RUN_KEYS = ("suite_version", "backend", "feature_level", "execution_flags", "case_set_sha256",
+            "shard")
 
 
 class JournalError(Exception):

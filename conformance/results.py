@@ -111,6 +111,16 @@ def verdicts(results: list[Result], claimed: FeatureLevel) -> dict[str, dict[str
     return out
 
 
+def diagnoses(results: list[Result]) -> dict[str, int]:
+    """How many failing results each misreading of the catalogue was recognised in, most first
+    (a result may name several); "(not recognised)" counts the FAILs with no diagnosis."""
+    counts: Counter[str] = Counter()
+    for r in results:
+        if r.status == "FAIL":
+            counts.update((r.diagnosis or {}).get("readings") or ["(not recognised)"])
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def exit_status(results: list[Result], strict: bool = False) -> int:
     """0 only when no decisive case FAILed, ERRORed or TIMED OUT (an XFAIL never fails the
     run); with strict, also when none unexpectedly passed (XPASS)."""
@@ -134,12 +144,14 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
              baseline: dict[str, Any] | None = None,
              load_errors: list[dict[str, Any]] | None = None,
              execution: dict[str, Any] | None = None,
-             shard: dict[str, Any] | None = None) -> dict[str, Any]:
+             shard: dict[str, Any] | None = None,
+             execution_flags: list[str] | None = None) -> dict[str, Any]:
     """The results document. load_errors: case files (or cases) that could not be loaded,
     {"file", "line", "message"} each: a run with any is incomplete ("complete": false) and
     exits 1. execution: how the cases were run (workers, isolation, limits). shard: for one
     shard of a sharded run, {"index", "count", "cases", "of_cases", "full_case_set_sha256"}
-    (`dmlconf merge` joins the shards)."""
+    (`dmlconf merge` joins the shards). execution_flags: the DML_EXECUTION_FLAGS by name ([]:
+    NONE). "diagnoses" counts the FAILs each misreading of the catalogue was recognised in."""
     return {
         "format": FORMAT,
         "suite_version": __version__,
@@ -148,6 +160,7 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
         "command": command,
         "backend": backend,
         "feature_level": str(claimed),
+        "execution_flags": list(execution_flags or []),
         "platform": platform_info(),
         "started_at": started_at,
         "finished_at": finished_at,
@@ -155,6 +168,7 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
         "summary": summary(results),
         "ambiguous": summary([r for r in results if r.ambiguous]),
         "verdict": verdicts(results, claimed),
+        "diagnoses": diagnoses(results),
         "baseline": baseline,
         "complete": not load_errors,
         "load_errors": list(load_errors or []),

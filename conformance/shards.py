@@ -71,6 +71,7 @@ def merge(docs: list[tuple[str, dict[str, Any]]], command: str
     _same(docs, "suite versions", lambda d: d.get("suite_version"))
     _same(docs, "backends", lambda d: (d.get("backend") or {}).get("name"))
     level = _same(docs, "feature levels", lambda d: d.get("feature_level"))
+    flags = _same(docs, "execution flags", lambda d: d.get("execution_flags") or [])
     by_index: dict[int, tuple[str, dict[str, Any]]] = {}
     for path, doc in docs:
         k = doc["shard"].get("index")
@@ -111,7 +112,8 @@ def merge(docs: list[tuple[str, dict[str, Any]]], command: str
         execution={"merged": [{"path": p, "shard": f"{d['shard']['index']}/{count}",
                                "duration_s": d.get("duration_s"),
                                "execution": d.get("execution")}
-                              for p, d in sorted(docs, key=lambda x: x[1]["shard"]["index"])]})
+                              for p, d in sorted(docs, key=lambda x: x[1]["shard"]["index"])]},
+        execution_flags=flags)
     merged["platform"] = first.get("platform", merged["platform"])
     return merged, found
 

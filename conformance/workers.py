@@ -40,6 +40,7 @@ from typing import Any
 
 from backends import Backend, BackendLoadError, backend_class, load_backend
 from conformance.casefile import Case
+from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.results import Result
 from conformance.runner import default_memory_cap, new_result, run_case, run_cases
@@ -99,6 +100,9 @@ class Execution:
     memory_cap: int = 0
     cases_per_worker: int | None = None
     cpus: int = field(default_factory=available_cpus)
+    #: The DML_EXECUTION_FLAGS the backend compiles with and the judge allows for
+    #: (`--execution-flags`; conformance.flags).
+    execution_flags: ExecutionFlags = ExecutionFlags.NONE
 
     @property
     def thread_environment(self) -> dict[str, str]:
@@ -114,7 +118,8 @@ class Execution:
                 "timeout_s": self.timeout_s if self.isolated else None,
                 "memory_cap_bytes": self.memory_cap,
                 "cases_per_worker": self.cases_per_worker if self.isolated else None,
-                "thread_environment": self.thread_environment}
+                "thread_environment": self.thread_environment,
+                "execution_flags": self.execution_flags.names}
 
 
 # -- the worker process ---------------------------------------------------------------------------
@@ -209,7 +214,8 @@ SEND_EVERY_S = 0.05
 
 
 def _worker(conn: Connection, running: Any, backend: str, level: str | None,
-            memory_cap: int, log_path: str, cases_per_worker: int | None = None) -> None:
+            memory_cap: int, log_path: str, cases_per_worker: int | None = None,
+            execution_flags: int = 0) -> None:
     """A worker's life: build the backend, then run each chunk of (index, case) received until
     None, or until it has run cases_per_worker cases. Before each case it marks in `running`
     which case it runs, since when and where its output starts, so that the harness knows them
@@ -219,7 +225,8 @@ def _worker(conn: Connection, running: Any, backend: str, level: str | None,
     _redirect_output(log_path)
     faulthandler.enable(all_threads=True)
     try:
-        built = load_backend(backend, FeatureLevel.parse(level) if level else None)
+        built = load_backend(backend, FeatureLevel.parse(level) if level else None,
+                             ExecutionFlags(execution_flags))
     except BackendLoadError as exc:
         conn.send(("failed", str(exc)))
         return
@@ -339,7 +346,8 @@ class Pool:
         process = self.context.Process(
             target=_worker, name=f"dmlconf-worker-{self.started}", daemon=True,
             args=(theirs, running, self.backend, str(self.level) if self.level else None,
-                  self.execution.memory_cap, str(log), self.execution.cases_per_worker))
+                  self.execution.memory_cap, str(log), self.execution.cases_per_worker,
+                  int(self.execution.execution_flags)))
         saved = dict(os.environ)
         os.environ.update(self.execution.thread_environment)  # the child's, at its start
         try:
@@ -573,7 +581,7 @@ class CaseRunner:
             self.capabilities = info["capabilities"]
             self.claimed_level = FeatureLevel.parse(info["claimed_level"])
         else:
-            self.backend = load_backend(backend, level)
+            self.backend = load_backend(backend, level, execution.execution_flags)
             cls = type(self.backend)
             self.class_path, self.class_name = f"{cls.__module__}.{cls.__qualname__}", cls.__name__
             self.capabilities = self.backend.capabilities.to_json()
@@ -581,13 +589,14 @@ class CaseRunner:
 
     @classmethod
     def one_at_a_time(cls, backend: str, level: FeatureLevel | None = None,
-                      isolate: bool | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
-                      ) -> CaseRunner:
+                      isolate: bool | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S,
+                      execution_flags: ExecutionFlags = ExecutionFlags.NONE) -> CaseRunner:
         """For one case at a time: in-process, or in one worker (isolate None: when the
         backend declares itself native, as dmlconf run decides)."""
         isolated = backend_class(backend).native if isolate is None else isolate
         return cls(backend, level, Execution(workers=1, isolated=isolated, timeout_s=timeout_s,
-                                             memory_cap=default_memory_cap()))
+                                             memory_cap=default_memory_cap(),
+                                             execution_flags=execution_flags))
 
     @property
     def isolated(self) -> bool:
