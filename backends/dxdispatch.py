@@ -73,6 +73,7 @@ import numpy as np
 
 from backends.base import Backend, Capabilities, DescRejected
 from conformance import ops
+from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.runner import MAX_BUFFER_BYTES
@@ -205,14 +206,21 @@ def resource_size(desc: TensorDesc) -> int:
     return desc.total_size or 4
 
 
-def build_model(call: OperatorCall, dispatch: bool = True) -> dict[str, Any]:
+def build_model(call: OperatorCall, dispatch: bool = True,
+                flags: ExecutionFlags = ExecutionFlags.NONE) -> dict[str, Any]:
     """The DxDispatch model of one call: one UINT8 buffer per tensor (named as its desc member,
     initialised from <member>.npy), the dispatchable, a dispatch binding every member to its
     buffer, and a writeFile of every buffer (outputs, and inputs to see whether the GPU changed
     them). dispatch=False: the dispatchable alone, which makes DxDispatch create (and compile)
-    the operator and nothing more."""
-    model: dict[str, Any] = {"resources": {}, "dispatchables": {DISPATCHABLE:
-                                                                operator_desc_json(call)},
+    the operator and nothing more. flags: the DML_EXECUTION_FLAGS it is compiled with, as the
+    dispatchable's `executionFlags` (DxDispatch JsonParsers.cpp,
+    ParseModelDmlDispatchableDesc: ParseDmlExecutionFlagsField(object, "executionFlags")); one
+    flag as its name, several as a list of names."""
+    dispatchable = operator_desc_json(call)
+    names = [f"DML_EXECUTION_FLAG_{n}" for n in ExecutionFlags(flags).names]
+    if names:
+        dispatchable["executionFlags"] = names[0] if len(names) == 1 else names
+    model: dict[str, Any] = {"resources": {}, "dispatchables": {DISPATCHABLE: dispatchable},
                              "commands": []}
     if not dispatch:
         return model
@@ -230,11 +238,11 @@ def build_model(call: OperatorCall, dispatch: bool = True) -> dict[str, Any]:
     return model
 
 
-def write_model(folder: Path, call: OperatorCall, bindings: Mapping[str, np.ndarray] | None
-                ) -> Path:
+def write_model(folder: Path, call: OperatorCall, bindings: Mapping[str, np.ndarray] | None,
+                flags: ExecutionFlags = ExecutionFlags.NONE) -> Path:
     """Write the model (and, with bindings, one .npy per tensor holding exactly its bound
     bytes, outputs included, so that bytes DirectML leaves alone keep the runner's fill)."""
-    model = build_model(call, dispatch=bindings is not None)
+    model = build_model(call, dispatch=bindings is not None, flags=flags)
     for name in model["resources"] if bindings is not None else ():
         data = np.ascontiguousarray(bindings[name], dtype=np.uint8).reshape(-1)
         np.save(folder / input_file(name), data if data.size else np.zeros(4, np.uint8))
@@ -421,7 +429,7 @@ class DxDispatchBackend(Backend):
 
     def _run_in(self, folder: Path, call: OperatorCall,
                 bindings: Mapping[str, np.ndarray] | None) -> None:
-        write_model(folder, call, bindings)
+        write_model(folder, call, bindings, self.execution_flags)
         argv = [*(self.command or []), *self.extra_args, MODEL_FILE]
         try:
             done = subprocess.run(argv, cwd=folder, capture_output=True, timeout=self.timeout,

@@ -32,6 +32,7 @@ import numpy as np
 from backends import onnx_model
 from backends.base import Backend, Capabilities
 from conformance import ops
+from conformance.flags import ExecutionFlags
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.tensors import DataType, TensorDesc, read_tensor, write_tensor
@@ -171,7 +172,12 @@ class OnnxRuntimeBackend(Backend):
             options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         model = onnx_model.build_model(call)
         return ort.InferenceSession(model.SerializeToString(), options,
-                                    providers=[self.provider])
+                                    providers=self.providers())
+
+    def providers(self) -> list[Any]:
+        """The session's providers: the provider under test, with the options that carry the
+        run's execution flags where the provider has one (none for the CPU provider)."""
+        return [self.provider]
 
     def _session(self, call: OperatorCall) -> Any:
         key = onnx_model.model_key(call)
@@ -202,6 +208,16 @@ class OnnxRuntimeDirectMLBackend(OnnxRuntimeBackend):
     name = "onnxruntime-directml"
     provider = "DmlExecutionProvider"
     install_hint = "pip install onnxruntime-directml (Windows wheels only)"
+
+    def providers(self) -> list[Any]:
+        """DISABLE_META_COMMANDS reaches DirectML through the provider option
+        `disable_metacommands`. The provider has no option for ALLOW_HALF_PRECISION_COMPUTATION:
+        it compiles with its own flags, so a run with that flag is judged with the half-precision
+        envelope whatever the provider does (only ever wider), and a run without it assumes the
+        provider does not set it (docs/directml.md)."""
+        if self.execution_flags & ExecutionFlags.DISABLE_META_COMMANDS:
+            return [(self.provider, {"disable_metacommands": "true"})]
+        return [self.provider]
 
 
 # -- probe calls ------------------------------------------------------------------------------

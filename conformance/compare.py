@@ -44,6 +44,9 @@ class Expected:
     legal: Expected | None = None
     #: Where a NaN is expected, any NaN is acceptable (exact and one_of kinds).
     any_nan: bool = False
+    #: 'within' kind: where True, a NaN is acceptable besides the center (linear resampling
+    #: where a tap of weight 0 is NaN or infinite: multiplying it in gives NaN, legally).
+    nan_ok: np.ndarray | None = None
 
     @property
     def envelope(self) -> Expected:
@@ -81,6 +84,8 @@ def mismatches(got: np.ndarray, exp: Expected) -> np.ndarray:
         ok = np.abs(value - center) <= exp.bound
     ok |= np.isnan(center) & np.isnan(value)
     ok |= np.isinf(center) & (value == center)
+    if exp.nan_ok is not None:
+        ok |= exp.nan_ok & np.isnan(value)
     return ~ok
 
 

@@ -44,7 +44,7 @@ class ExecutionFlags(IntFlag):
         out = cls.NONE
         for word in words:
             if not isinstance(word, str):
-                raise ValueError(f"an execution flag is a name, not {word!r}")
+                raise ValueError(f"an execution flag is a name, not {word!r} (known: {_known()})")
             w = word.strip().upper().removeprefix(PREFIX)
             if not w:
                 continue

@@ -265,6 +265,7 @@ def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]],
     of one float32 pipeline) and the legal envelope (the D3D rules; half: FLOAT16 math in half
     precision, allowed by DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION)."""
     y = x.astype(np.float64)
+    multiplied = y  # the same sum with zero-weight taps multiplied in (NaN * 0 is NaN)
     magnitude = np.abs(y)
     peak = magnitude
     hi = lo = y
@@ -272,9 +273,16 @@ def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]],
     for d, ((c, err), size) in enumerate(zip(axes, x.shape, strict=True)):
         i0, i1, t = linear_taps(c, size)
         shape = [-1 if k == d else 1 for k in range(x.ndim)]
+        with np.errstate(invalid="ignore"):
+            multiplied = (np.take(multiplied, i0, axis=d) * (1 - t.reshape(shape))
+                          + np.take(multiplied, i1, axis=d) * t.reshape(shape))
+        # A tap of weight 0 (t == 0: c on a sample) is not part of the value: the exact
+        # interpolation there is the sample itself, whatever the other tap holds.
+        i1 = np.where(t == 0, i0, i1)
         t = t.reshape(shape)
         with np.errstate(invalid="ignore"):
-            y = np.take(y, i0, axis=d) * (1 - t) + np.take(y, i1, axis=d) * t
+            first = np.take(y, i0, axis=d)
+            y = np.where(t == 0, first, first * (1 - t) + np.take(y, i1, axis=d) * t)
             magnitude = np.take(magnitude, i0, axis=d) * (1 - t) + np.take(magnitude, i1,
                                                                              axis=d) * t
         peak = np.maximum(np.take(peak, i0, axis=d), np.take(peak, i1, axis=d))
@@ -283,6 +291,11 @@ def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]],
         coord_err = coord_err + err.reshape(shape)
         legal_err = legal_err + legal_axes[d].reshape(shape)
     dtype = x.dtype
+    # An implementation that multiplies the zero-weight taps in gets NaN from a NaN or infinite
+    # one ("(+/-)INF * 0 = NaN", "NaN (any OP) any-value = NaN"): legal, as is skipping them.
+    nan_ok = np.isnan(multiplied) & ~np.isnan(y) if np.issubdtype(dtype, np.floating) else None
+    if nan_ok is not None and not nan_ok.any():
+        nan_ok = None
     with np.errstate(invalid="ignore", over="ignore"):
         spread = hi - lo
         float_error = ACCUMULATION_REL_ERROR * magnitude + coord_err * spread
@@ -305,9 +318,10 @@ def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]],
     with np.errstate(invalid="ignore", over="ignore"):
         last = np.spacing(np.abs(values)).astype(np.float64)
     precision = "FLOAT16 math in half precision" if half else "float32 math"
-    return Expected(values, kind="within", center=y, bound=last + float_error,
+    return Expected(values, kind="within", center=y, bound=last + float_error, nan_ok=nan_ok,
                     rule="linear, within the strict float32 error bound (docs/tolerances.md)",
                     legal=Expected(values, kind="within", center=y, bound=last + envelope,
+                                   nan_ok=nan_ok,
                                    rule=f"linear, within the legal envelope of {precision} under "
                                         f"the {D3D_RULES} (docs/tolerances.md)"))
 
