@@ -101,7 +101,9 @@ def _column_major(desc: TensorDesc) -> tuple[int, ...]:
 
 
 def _reversed_strides(desc: TensorDesc) -> tuple[int, ...]:
-    return _bytes(desc, tuple(reversed(desc.element_strides)))
+    if desc.strides is None:
+        return _packed(desc)
+    return _bytes(desc, tuple(reversed(desc.strides)))
 
 
 def _row_pitch(desc: TensorDesc) -> int:
