@@ -1,0 +1,123 @@
+"""Where the DirectML-on-Linux layer lives, and what its set-up recorded.
+
+`dmlconf directml setup` (backends/directml/setup.py) builds everything into a cache folder
+outside the repository and writes a manifest there; the backend reads the manifest, never
+builds. The folder is $DMLCONF_DIRECTML_CACHE, else $XDG_CACHE_HOME/dml-conformance/directml,
+else ~/.cache/dml-conformance/directml:
+
+    libdirectml/<md5>/libdirectml.so            from the pinned torch-directml wheel
+    vkd3d-proton/<sha256[:16] of the source>/   src/, build/, dist/{lib,include}/, built.json
+    layer/<key>/lib/                            what the backend loads: libdmlshim.so (the shim),
+                                                libd3d12.so, libdxcore.so, libdirectml.so and
+                                                vkd3d-proton's two libraries
+    layer.json                                  the manifest of the layer in use
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: The pinned DirectML runtime: PyPI's torch-directml wheel for manylinux (issue 12).
+WHEEL_REQUIREMENT = "torch-directml==0.2.5.dev240914"
+WHEEL_MEMBER = "torch_directml/libdirectml.so"
+DIRECTML_MD5 = "28b4d23c79c0b3f98136642c3d0f3287"
+DIRECTML_SHA256 = "fd54a8c578630f62a31d6d971d1f7e758e8497df8afccefe5efb1517d791692c"
+#: The pinned D3D12-on-Vulkan layer.
+VKD3D_PROTON_VERSION = "2.14.1"
+VKD3D_PROTON_TARBALL = f"vkd3d-proton-{VKD3D_PROTON_VERSION}-src.tar.xz"
+VKD3D_PROTON_GIT = "https://github.com/HansKristian-Work/vkd3d-proton"
+
+ENV_CACHE = "DMLCONF_DIRECTML_CACHE"
+NATIVE = Path(__file__).resolve().parent / "native"
+SHIM = "libdmlshim.so"
+SETUP_COMMAND = "dmlconf directml setup"
+MISSING = f"the DirectML layer is not built here: run `{SETUP_COMMAND}` (docs/directml-linux.md)"
+#: Where Debian's mesa-vulkan-drivers puts lavapipe's ICD file.
+LAVAPIPE_ICD_DIRS = ("/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d",
+                     "/usr/local/share/vulkan/icd.d")
+
+
+def cache_root() -> Path:
+    given = os.environ.get(ENV_CACHE)
+    if given:
+        return Path(given).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "dml-conformance" / "directml"
+
+
+def manifest_path() -> Path:
+    return cache_root() / "layer.json"
+
+
+def native_sources_sha256() -> str:
+    """The hash of the shim's sources: a layer built from other sources is stale."""
+    digest = hashlib.sha256()
+    for path in sorted(NATIVE.iterdir()):
+        if path.is_file() and path.suffix in (".c", ".h", ".map"):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def find_lavapipe_icd() -> Path | None:
+    """lavapipe's ICD file (lvp_icd.json, or lvp_icd.x86_64.json on some distributions)."""
+    for folder in LAVAPIPE_ICD_DIRS:
+        for name in ("lvp_icd.json", "lvp_icd.x86_64.json"):
+            path = Path(folder) / name
+            if path.is_file():
+                return path
+    return None
+
+
+@dataclass(frozen=True)
+class Layer:
+    """The manifest of a built layer."""
+
+    libdir: Path
+    icd: Path
+    feature_level: int  # DML_FEATURE_LEVEL value DirectML reports (CheckFeatureSupport)
+    data_types: tuple[str, ...]  # DML_TENSOR_DATA_TYPE names the device supports
+    sources_sha256: str
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def shim(self) -> Path:
+        return self.libdir / SHIM
+
+    def to_json(self) -> dict[str, Any]:
+        return {"libdir": str(self.libdir), "icd": str(self.icd),
+                "feature_level": f"0x{self.feature_level:04x}",
+                "data_types": list(self.data_types), "sources_sha256": self.sources_sha256,
+                **self.info}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Layer:
+        known = {"libdir", "icd", "feature_level", "data_types", "sources_sha256"}
+        return cls(libdir=Path(obj["libdir"]), icd=Path(obj["icd"]),
+                   feature_level=int(str(obj["feature_level"]), 0),
+                   data_types=tuple(obj["data_types"]), sources_sha256=obj["sources_sha256"],
+                   info={k: v for k, v in obj.items() if k not in known})
+
+
+def load_layer() -> tuple[Layer | None, str | None]:
+    """The layer in use and None, or None and why it cannot be used (in words)."""
+    path = manifest_path()
+    if not path.is_file():
+        return None, MISSING
+    try:
+        layer = Layer.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return None, f"the layer manifest {path} is unreadable ({exc}): run `{SETUP_COMMAND}`"
+    if not layer.shim.is_file():
+        return None, f"{layer.shim} is missing: run `{SETUP_COMMAND}`"
+    if not layer.icd.is_file():
+        return None, (f"lavapipe's {layer.icd} is gone (mesa-vulkan-drivers uninstalled?): "
+                      f"run `{SETUP_COMMAND}` for what to install")
+    if layer.sources_sha256 != native_sources_sha256():
+        return None, (f"the shim in {layer.libdir} was built from other sources than "
+                      f"{NATIVE}: run `{SETUP_COMMAND}` to rebuild it")
+    return layer, None

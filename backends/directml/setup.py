@@ -1,0 +1,387 @@
+"""`dmlconf directml setup` and `dmlconf directml status`: build the DirectML-on-Linux layer into a
+cache folder outside the repository (backends/directml/layer.py says where), reusing every piece
+already built.
+
+setup:
+1. checks the tools (C compiler, ninja, glslangValidator, widl, Vulkan headers and loader) and
+   lavapipe (Mesa's CPU Vulkan driver), naming the Debian packages to install when one is missing;
+   meson comes from PyPI into the cache when it is not installed;
+2. gets libdirectml.so out of the pinned torch-directml wheel (pip download, md5 checked, only the
+   library kept);
+3. builds vkd3d-proton 2.14.1 from a source tarball (--source: a .tar.xz or a folder holding
+   one; default: ../shared/directml-linux/third_party beside this repository when present, else
+   a git clone of the pinned tag with its submodules), keyed by the source's sha256;
+4. builds the shim (backends/directml/native) with the system compiler;
+5. opens the layer in a fresh process, asks DirectML for its feature level and data types, runs the
+   documentation's DEPTH_TO_SPACE1 example, and writes the manifest (layer.json).
+
+    python -m backends.directml.setup setup [--source PATH] [--force] [--jobs N]
+    python -m backends.directml.setup status
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from backends.directml import layer as lay
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED_SOURCES = REPO.parent / "shared" / "directml-linux" / "third_party"
+MESON_VERSION = "1.12.1"
+BACKPORTS = "deb http://deb.debian.org/debian bookworm-backports main"
+
+#: tool -> (how it is found, the Debian package that has it)
+TOOLS = {
+    "C compiler": (("cc", "gcc"), "build-essential"),
+    "C++ compiler": (("c++", "g++"), "build-essential"),
+    "ninja": (("ninja",), "ninja-build"),
+    "glslangValidator": (("glslangValidator",), "glslang-tools"),
+    "widl": (("widl", "widl-stable"), "wine64-tools"),
+    "pkg-config": (("pkg-config",), "pkg-config"),
+}
+
+
+class SetupError(Exception):
+    """A step failed; the message says what to do."""
+
+
+def say(text: str) -> None:
+    print(f"[directml setup] {text}", flush=True)
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def md5_file(path: Path) -> str:
+    digest = hashlib.md5()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def run(argv: Sequence[str], cwd: Path | None = None, env: dict[str, str] | None = None,
+        log: Path | None = None) -> None:
+    """Run a build step; on failure raise with the last lines of its output."""
+    with (log.open("a") if log else contextlib.nullcontext()) as out:
+        done = subprocess.run(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+        text = done.stdout.decode("utf-8", "replace")
+        if out:
+            out.write(f"$ {' '.join(argv)}\n{text}\n")
+    if done.returncode:
+        tail = "\n".join(text.splitlines()[-25:])
+        raise SetupError(f"{' '.join(argv)} failed (exit {done.returncode})"
+                         + (f"; full log: {log}" if log else "") + f"\n{tail}")
+
+
+# -- checks -------------------------------------------------------------------------------------
+def check_tools() -> tuple[dict[str, str], list[str]]:
+    """Found tools by name, and the Debian packages missing."""
+    found, missing = {}, []
+    for tool, (names, package) in TOOLS.items():
+        path = next((p for p in map(shutil.which, names) if p), None)
+        if path:
+            found[tool] = path
+        elif package not in missing:
+            missing.append(package)
+    if not Path("/usr/include/vulkan/vulkan.h").is_file():
+        missing.append("libvulkan-dev")
+    if not any(Path(d).glob("libvulkan.so.1") for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib",
+                                                        "/usr/lib64")):
+        missing.append("libvulkan1")
+    return found, missing
+
+
+def check_lavapipe() -> Path | None:
+    return lay.find_lavapipe_icd()
+
+
+def lavapipe_advice() -> str:
+    return ("lavapipe (Mesa's CPU Vulkan driver) is not installed. On Debian 12, bookworm's "
+            "mesa-vulkan-drivers 22.3 lacks descriptor indexing, which vkd3d-proton needs; "
+            "install 25.x from bookworm-backports, as root:\n"
+            f"    echo '{BACKPORTS}' > /etc/apt/sources.list.d/backports.list\n"
+            "    apt-get update && apt-get install -y -t bookworm-backports mesa-vulkan-drivers")
+
+
+def meson_command(cache: Path) -> tuple[list[str], dict[str, str]]:
+    """meson: installed, or from PyPI into the cache (pip install --target)."""
+    env = dict(os.environ)
+    path = shutil.which("meson")
+    if path:
+        return [path], env
+    target = cache / "tools" / f"meson-{MESON_VERSION}"
+    if not (target / "mesonbuild").is_dir():
+        say(f"meson is not installed: pip install meson=={MESON_VERSION} into {target}")
+        run([sys.executable, "-m", "pip", "install", "-q", "--target", str(target),
+             f"meson=={MESON_VERSION}"])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(target), env.get("PYTHONPATH")]))
+    return [sys.executable, str(target / "bin" / "meson")], env
+
+
+# -- libdirectml.so -----------------------------------------------------------------------------
+def get_directml(cache: Path, wheel: Path | None = None) -> tuple[Path, dict[str, str]]:
+    folder = cache / "libdirectml" / lay.DIRECTML_MD5
+    lib = folder / "libdirectml.so"
+    info = {"wheel": lay.WHEEL_REQUIREMENT, "md5": lay.DIRECTML_MD5, "sha256": lay.DIRECTML_SHA256}
+    if lib.is_file() and md5_file(lib) == lay.DIRECTML_MD5:
+        say(f"libdirectml.so: present ({lib})")
+        return lib, info
+    with tempfile.TemporaryDirectory(prefix="dmlconf-wheel-") as tmp:
+        if wheel is None:
+            say(f"libdirectml.so: pip download {lay.WHEEL_REQUIREMENT} (25 MB)")
+            run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                 "--only-binary=:all:", "--python-version", "3.10",
+                 "--platform", "manylinux2010_x86_64", "-d", tmp, lay.WHEEL_REQUIREMENT])
+            wheels = list(Path(tmp).glob("torch_directml-*.whl"))
+            if not wheels:
+                raise SetupError(f"pip download of {lay.WHEEL_REQUIREMENT} gave no wheel")
+            wheel = wheels[0]
+        with zipfile.ZipFile(wheel) as z:
+            try:
+                data = z.read(lay.WHEEL_MEMBER)
+            except KeyError:
+                raise SetupError(f"{wheel} holds no {lay.WHEEL_MEMBER}") from None
+    got = hashlib.md5(data).hexdigest()
+    if got != lay.DIRECTML_MD5:
+        raise SetupError(f"{lay.WHEEL_MEMBER} has md5 {got}, not the pinned {lay.DIRECTML_MD5}: "
+                         "refusing to use it")
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = lib.with_suffix(".part")
+    partial.write_bytes(data)
+    partial.replace(lib)
+    say(f"libdirectml.so: md5 {got} checked, sha256 {hashlib.sha256(data).hexdigest()}")
+    return lib, info
+
+
+# -- vkd3d-proton -------------------------------------------------------------------------------
+def find_source(given: str | None) -> Path | None:
+    """The vkd3d-proton source tarball: the argument (a file or a folder holding it), else the
+    shared folder beside this repository, else None (then a git clone of the pinned tag)."""
+    for candidate in ([Path(given)] if given else [SHARED_SOURCES]):
+        candidate = candidate.expanduser()
+        if candidate.is_dir():
+            candidate = candidate / lay.VKD3D_PROTON_TARBALL
+        if candidate.is_file():
+            return candidate.resolve()
+        if given:
+            raise SetupError(f"no vkd3d-proton source tarball at {given}")
+    return None
+
+
+def clone_source(dest: Path) -> None:
+    """The pinned tag with its submodules, for users with internet (CI reaches only registries)."""
+    if not shutil.which("git"):
+        raise SetupError("no vkd3d-proton source tarball given and git is not installed: pass "
+                         f"--source PATH/{lay.VKD3D_PROTON_TARBALL} or install git")
+    say(f"vkd3d-proton: git clone v{lay.VKD3D_PROTON_VERSION} with submodules")
+    run(["git", "clone", "-q", "--depth", "1", "--recurse-submodules", "--shallow-submodules",
+         "--branch", f"v{lay.VKD3D_PROTON_VERSION}", lay.VKD3D_PROTON_GIT, str(dest)])
+
+
+def build_vkd3d_proton(cache: Path, source: Path | None, jobs: int, force: bool
+                       ) -> tuple[Path, dict[str, object]]:
+    """dist/ with lib/ (the two libraries) and include/ (the headers, widl's included)."""
+    key = sha256_file(source)[:16] if source else f"git-v{lay.VKD3D_PROTON_VERSION}"
+    root = cache / "vkd3d-proton" / key
+    dist, stamp = root / "dist", root / "built.json"
+    if stamp.is_file() and not force:
+        info = json.loads(stamp.read_text())
+        say(f"vkd3d-proton: present ({root}, built in {info.get('build_s')} s)")
+        return dist, info
+    _, missing = check_tools()
+    if missing:
+        raise SetupError("missing build tools; as root: apt-get install -y "
+                         + " ".join(sorted(set(missing))))
+    meson, env = meson_command(cache)
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    log = root / "build.log"
+    started = time.perf_counter()
+    src = root / "src"
+    if source:
+        say(f"vkd3d-proton: unpacking {source}")
+        with tarfile.open(source) as tar:
+            top = tar.getnames()[0].split("/")[0]
+            try:
+                tar.extractall(root, filter="data")
+            except TypeError:  # a Python without extraction filters (before 3.10.12)
+                tar.extractall(root)
+        (root / top).rename(src)
+    else:
+        clone_source(src)
+    build = root / "build"
+    say(f"vkd3d-proton: meson setup (log: {log})")
+    run([*meson, "setup", str(build), str(src), "--buildtype=release", "-Denable_tests=false",
+         "-Denable_extras=false"], env=env, log=log)
+    say(f"vkd3d-proton: ninja -j{jobs} (about 3-5 min on 2 cores)")
+    run(["ninja", "-C", str(build), f"-j{jobs}"], env=env, log=log)
+    (dist / "lib").mkdir(parents=True)
+    (dist / "include").mkdir()
+    for name in ("d3d12/libvkd3d-proton-d3d12.so", "d3d12core/libvkd3d-proton-d3d12core.so"):
+        shutil.copy2(build / "libs" / name, dist / "lib")
+    for header in [*(src / "include").glob("*.h"), *build.glob("libs/vkd3d-common/*.p/*.h")]:
+        shutil.copy2(header, dist / "include")
+    info = {"version": lay.VKD3D_PROTON_VERSION, "source": str(source or lay.VKD3D_PROTON_GIT),
+            "source_sha256": sha256_file(source) if source else None,
+            "build_s": round(time.perf_counter() - started, 1)}
+    stamp.write_text(json.dumps(info, indent=1))
+    say(f"vkd3d-proton: built in {info['build_s']} s")
+    return dist, info
+
+
+# -- the shim -----------------------------------------------------------------------------------
+def build_shim(cache: Path, directml: Path, vkd3d: Path, force: bool) -> Path:
+    """layer/<key>/lib: the libraries the backend loads, the shim built with the system compiler."""
+    key = hashlib.sha256((lay.native_sources_sha256() + str(vkd3d) + lay.DIRECTML_MD5).encode())
+    libdir = cache / "layer" / key.hexdigest()[:16] / "lib"
+    if (libdir / lay.SHIM).is_file() and not force:
+        say(f"shim: present ({libdir})")
+        return libdir
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        raise SetupError("no C compiler; as root: apt-get install -y build-essential")
+    shutil.rmtree(libdir.parent, ignore_errors=True)
+    libdir.mkdir(parents=True)
+    shutil.copy2(directml, libdir / "libdirectml.so")
+    for lib in (vkd3d / "lib").iterdir():
+        shutil.copy2(lib, libdir)
+    n = lay.NATIVE
+    flags = ["-shared", "-fPIC", "-O2", "-Wall", "-Werror"]
+    say(f"shim: {cc} -> {libdir}")
+    run([cc, *flags, "-o", str(libdir / "libd3d12.so"), "-Wl,-soname,libd3d12.so",
+         f"-Wl,--version-script={n / 'd3d12_forward.map'}", str(n / "d3d12_forward.c"), "-ldl"])
+    run([cc, *flags, "-fvisibility=hidden", "-o", str(libdir / "libdxcore.so"),
+         "-Wl,-soname,libdxcore.so", str(n / "dxcore.c")])
+    # DT_RPATH (not RUNPATH): libdirectml.so's own dependencies are found beside it too
+    run([cc, *flags, "-fvisibility=hidden", f"-I{vkd3d / 'include'}", "-o",
+         str(libdir / lay.SHIM), str(n / "dmlshim.c"), str(n / "aggregate_returns.c"),
+         f"-L{libdir}", "-ldirectml", "-ld3d12",
+         "-Wl,--disable-new-dtags,-rpath,$ORIGIN"])
+    return libdir
+
+
+def probe(libdir: Path, icd: Path) -> dict[str, object]:
+    """Open the layer in a fresh process (a crash there must not take the set-up with it)."""
+    done = subprocess.run([sys.executable, "-m", "backends.directml.probe", str(libdir),
+                           str(icd)], cwd=REPO, capture_output=True, timeout=600, check=False,
+                          stdin=subprocess.DEVNULL)
+    lines = done.stdout.decode("utf-8", "replace").strip().splitlines()
+    try:
+        out = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        out = {"error": f"the probe exited {done.returncode} without an answer: "
+                        + done.stderr.decode("utf-8", "replace")[-2000:]}
+    if done.returncode or "error" in out:
+        raise SetupError(f"the layer was built but does not work: {out.get('error') or out}")
+    return out
+
+
+@contextlib.contextmanager
+def locked(cache: Path) -> Iterator[None]:
+    """One set-up at a time per cache (parallel CI jobs, two terminals)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with (cache / ".lock").open("w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def setup(source: str | None, force: bool, jobs: int, wheel: str | None) -> int:
+    started = time.perf_counter()
+    cache = lay.cache_root()
+    say(f"cache: {cache}")
+    icd = check_lavapipe()
+    if icd is None:
+        raise SetupError(lavapipe_advice())
+    say(f"lavapipe: {icd}")
+    with locked(cache):
+        directml, directml_info = get_directml(cache, Path(wheel) if wheel else None)
+        vkd3d, vkd3d_info = build_vkd3d_proton(cache, find_source(source), jobs, force)
+        libdir = build_shim(cache, directml, vkd3d, force)
+        say("probing: DMLCreateDevice, CheckFeatureSupport, the DEPTH_TO_SPACE1 example")
+        found = probe(libdir, icd)
+        layer = lay.Layer(libdir=libdir, icd=icd, feature_level=int(str(found["feature_level"]), 0),
+                        data_types=tuple(found["data_types"]),  # type: ignore[arg-type]
+                        sources_sha256=lay.native_sources_sha256(),
+                        info={"directml": directml_info, "vkd3d_proton": vkd3d_info,
+                              "probe": found, "built": time.strftime("%Y-%m-%dT%H:%M:%S")})
+        path = lay.manifest_path()
+        partial = path.with_suffix(".part")
+        partial.write_text(json.dumps(layer.to_json(), indent=1))
+        partial.replace(path)
+    say(f"ready in {time.perf_counter() - started:.0f} s: DirectML feature level "
+        f"{found['feature_level']}, data types {', '.join(found['data_types'])}; "  # type: ignore
+        f"DEPTH_TO_SPACE1 example {found['depth_to_space1_example']}; manifest {path}")
+    say("run it: dmlconf run --backend directml")
+    return 0
+
+
+def status() -> int:
+    """What is present, and what is missing with the command that fixes it."""
+    cache = lay.cache_root()
+    print(f"cache:      {cache}")
+    icd = check_lavapipe()
+    print(f"lavapipe:   {icd or 'MISSING'}")
+    found, missing = check_tools()
+    print(f"tools:      {', '.join(sorted(found))}"
+          + (f"; MISSING (Debian packages): {' '.join(sorted(set(missing)))}" if missing else ""))
+    print(f"meson:      {shutil.which('meson') or 'not installed (setup takes it from PyPI)'}")
+    lib = cache / "libdirectml" / lay.DIRECTML_MD5 / "libdirectml.so"
+    print(f"DirectML:   {lib if lib.is_file() else 'not downloaded'}")
+    builds = sorted((cache / "vkd3d-proton").glob("*/built.json"))
+    print(f"vkd3d-proton builds: {', '.join(str(b.parent) for b in builds) or 'none'}")
+    layer, why = lay.load_layer()
+    if layer is None:
+        print(f"layer:      NOT READY: {why}")
+        if icd is None:
+            print(lavapipe_advice())
+        return 1
+    print(f"layer:      ready ({layer.libdir}); feature level 0x{layer.feature_level:04x}; "
+          f"data types {', '.join(layer.data_types)}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="dmlconf directml", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("setup", help="build the layer (reusing what is already built)")
+    s.add_argument("--source", help=f"vkd3d-proton source tarball ({lay.VKD3D_PROTON_TARBALL}) or "
+                   f"a folder holding it (default: {SHARED_SOURCES} when present, else a git "
+                   "clone of the pinned tag)")
+    s.add_argument("--wheel", help="a torch-directml wheel already downloaded (md5 still checked)")
+    s.add_argument("--force", action="store_true", help="rebuild vkd3d-proton and the shim")
+    s.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="ninja's -j")
+    sub.add_parser("status", help="say what is present (also: check)")
+    sub.add_parser("check", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "setup":
+            return setup(args.source, args.force, args.jobs, args.wheel)
+        return status()
+    except SetupError as exc:
+        print(f"[directml setup] FAILED: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
