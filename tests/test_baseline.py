@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -187,6 +188,9 @@ def test_a_timeout_entry_expects_a_timeout_only() -> None:
     ("- {cases: a, status: FAIL, reason: r, expires: soon}", "'expires' must be a date"),
     ("- {cases: a, status: FAIL, reason: r, issue: 5}", "'issue' must be a URL"),
     ("- {cases: a, status: FAIL, reason: r, owner: me}", "unknown key(s) owner"),
+    ("- {cases: a, status: QUALITY_WARNING, reason: r}",
+     "'status' must be FAIL, ERROR or TIMEOUT, not 'QUALITY_WARNING' (a QUALITY_WARNING "
+     "passes: it does not fail the run, so it needs no entry)"),
 ])
 def test_malformed_baselines_are_usage_errors(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, error: str) -> None:
@@ -359,3 +363,78 @@ def test_compare_a_timeout_is_a_failure() -> None:
         ("c", "TIMEOUT", "ERROR")]
     assert compare_runs.exit_status(diff) == 1
     assert compare_runs.FAILING is results.FAILING
+
+
+# -- QUALITY_WARNING -------------------------------------------------------------------------------
+def test_a_quality_warning_the_baseline_expects_to_fail_is_an_xpass() -> None:
+    known = baseline.parse("- {cases: t/w, status: FAIL, reason: float16 off by 2 ulp}\n")
+    warned = Result(id="t/w", status="QUALITY_WARNING", margin=0.8,
+                    message="OutputTensor: 2 of 16 elements outside the strict reading")
+    applied = baseline.apply(known, [warned])
+    [r] = applied.results
+    assert (r.status, r.margin) == ("XPASS", 0.8)
+    assert r.message == ("passed with a QUALITY_WARNING, but the baseline expects FAIL (float16 "
+                         "off by 2 ulp): OutputTensor: 2 of 16 elements outside the strict "
+                         "reading")
+    assert applied.xpass == ["t/w"] and applied.stale == []
+    assert results.exit_status(applied.results) == 0
+    assert results.exit_status(applied.results, strict=True) == 1  # the entry is obsolete
+    # without an entry a warning stays a warning, and passes
+    alone = baseline.apply(baseline.parse("[]"), [warned])
+    assert alone.results == [warned] and results.exit_status(alone.results, strict=True) == 0
+
+
+def doc_of(**statuses: str) -> dict:
+    return {"format": results.FORMAT, "summary": {}, "results": [
+        {"id": case_id, "status": status, "message": f"{status} message"}
+        for case_id, status in statuses.items()]}
+
+
+def test_compare_pass_and_quality_warning_changes_are_neither_regressions_nor_fixes() -> None:
+    old = doc_of(a="PASS", b="QUALITY_WARNING", c="FAIL", d="QUALITY_WARNING",
+                 e="QUALITY_WARNING", f="XPASS", g="ERROR")
+    new = doc_of(a="QUALITY_WARNING", b="PASS", c="QUALITY_WARNING", d="FAIL",
+                 e="QUALITY_WARNING", f="QUALITY_WARNING", g="QUALITY_WARNING")
+    new["results"][4]["message"] = "another warning"
+    diff = compare_runs.compare(old, new)
+    assert [(c.id, c.old_status, c.new_status) for c in diff.quality] == [
+        ("a", "PASS", "QUALITY_WARNING"), ("b", "QUALITY_WARNING", "PASS")]
+    assert [(c.id, c.old_status) for c in diff.newly_passing] == [("c", "FAIL"), ("g", "ERROR")]
+    assert [(c.id, c.new_status) for c in diff.newly_failing] == [("d", "FAIL")]
+    assert diff.changed == []  # e (another message) and f (XPASS): passes both times
+    assert compare_runs.exit_status(compare_runs.compare(old, doc_of(
+        a="QUALITY_WARNING", b="PASS", c="QUALITY_WARNING", d="QUALITY_WARNING"))) == 0
+    text = compare_runs.to_text(diff)
+    assert ("quality (PASS <-> QUALITY_WARNING: neither a regression nor a fix) (2):\n"
+            "  a: PASS -> QUALITY_WARNING\n    was: PASS message\n"
+            "    now: QUALITY_WARNING message\n") in text
+    md = compare_runs.to_markdown(diff)
+    assert ("### Quality changes (PASS <-> QUALITY_WARNING: neither a regression nor a fix) (2)"
+            in md)
+    assert "| `b` | QUALITY_WARNING | PASS | PASS message |" in md
+
+
+def test_compare_execution_flags_are_a_run_difference() -> None:
+    old, new = doc_of(a="PASS"), doc_of(a="PASS")
+    new["execution_flags"] = []  # an older document (no field) ran with none: the same
+    assert compare_runs.compare(old, new).run == []
+    new["execution_flags"] = ["ALLOW_HALF_PRECISION_COMPUTATION"]
+    assert compare_runs.compare(old, new).run == [
+        ("execution_flags", [], ["ALLOW_HALF_PRECISION_COMPUTATION"])]
+    assert 'run differs: execution_flags: [] -> ["ALLOW_HALF_PRECISION_COMPUTATION"]' in \
+        compare_runs.to_text(compare_runs.compare(old, new))
+
+
+def test_compare_html_counts_the_quality_changes(tmp_path: Path) -> None:
+    from conformance import report
+
+    old = doc_of(a="PASS", b="FAIL")
+    new = doc_of(a="QUALITY_WARNING", b="QUALITY_WARNING")
+    for doc in (old, new):
+        doc.update(summary={s: sum(r["status"] == s for r in doc["results"])
+                            for s in results.STATUSES}, ambiguous={}, verdict={})
+    text = report.render_html(new, comparison=compare_runs.compare(old, new, "old.json"))
+    assert 'data-compare="quality">1<' in text and 'data-compare="newly_passing">1<' in text
+    quality = re.search(r"<summary>Quality changes \(1\)</summary>(.*?)</details>", text,
+                        re.S).group(1)
+    assert '<td>a</td><td class="st-PASS">PASS</td><td class="st-QUALITY_WARNING">' in quality

@@ -189,3 +189,116 @@ def test_a_timeout_fails_the_item_like_an_error(
         result.stdout.fnmatch_lines(["TIMEOUT documented/depth_to_space1/example-1-*",
                                      "ran past the per-case timeout of 2 s",
                                      "reproduce: dmlconf run --cases *"])
+
+
+WARNED = "OutputTensor: 2 of 48 elements outside the strict reading, inside the legal envelope"
+
+
+@pytest.fixture
+def warned_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every case run by the plugin's CaseRunner (in this process) ends QUALITY_WARNING."""
+    from conformance.results import Result
+
+    workers = importlib.import_module("conformance.workers")  # see the TIMEOUT test
+
+    def warned(case: object, backend: object, *args: object, **kwargs: object) -> Result:
+        return Result(id=case.id, status="QUALITY_WARNING",  # type: ignore[attr-defined]
+                      message=WARNED, margin=0.75)
+
+    monkeypatch.setattr(workers, "run_case", warned)
+
+
+@pytest.mark.usefixtures("warned_runs")
+def test_a_quality_warning_passes_with_a_pytest_warning_and_user_properties(
+        pytester: pytest.Pytester) -> None:
+    junit = pytester.path / "junit.xml"
+    result = run(pytester, "--dml-backend", "numpy", "--dml-k", "depth_to_space1",
+                 f"--junitxml={junit}")
+    result.assert_outcomes(passed=2)
+    assert result.ret == pytest.ExitCode.OK
+    # one warning per warned item (pytest may add its own, e.g. of its configuration)
+    assert sum("DmlQualityWarning: QUALITY_WARNING " in line for line in result.outlines) == 2
+    result.stdout.fnmatch_lines([
+        "*DmlQualityWarning: QUALITY_WARNING documented/depth_to_space1/example-1-depth-column-"
+        f"row: {WARNED}"])
+    # the plugin's summary lists the warned cases and the flags
+    result.stdout.fnmatch_lines([
+        "*dmlconf*", "execution flags: NONE",
+        "2 QUALITY_WARNING case(s) (passed: inside the legal envelope, outside the strict "
+        "reading):",
+        f"  documented/depth_to_space1/example-1-depth-column-row: {WARNED}",
+        f"  documented/depth_to_space1/example-2-column-row-depth: {WARNED}"])
+    import xml.etree.ElementTree as ET
+
+    case = ET.parse(junit).getroot().find(".//testcase")
+    props = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert props == {"dmlconf_status": "QUALITY_WARNING", "dmlconf_margin": "0.75",
+                     "dmlconf_quality_warning": WARNED}
+
+
+@pytest.mark.usefixtures("warned_runs")
+def test_warnings_as_errors_fail_the_warned_items(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--dml-backend", "numpy", "--dml-k", "depth_to_space1",
+                 "-W", "error::conformance.pytest_plugin.DmlQualityWarning")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*DmlQualityWarning: QUALITY_WARNING documented/*"])
+
+
+def test_no_warning_no_summary_entries(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--dml-backend", "numpy", "--dml-k", "depth_to_space1")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["dmlconf: backend numpy, 2 cases from *; execution flags: NONE",
+                                 "*dmlconf*", "execution flags: NONE",
+                                 "0 QUALITY_WARNING case(s) (passed: inside the legal envelope, "
+                                 "outside the strict reading)"])
+    result.stdout.no_fnmatch_line("*DmlQualityWarning*")
+
+
+NEEDS_HALF = '''
+from backends.numpy_reference import NumpyReferenceBackend
+from conformance.flags import ExecutionFlags
+
+
+class NeedsHalfBackend(NumpyReferenceBackend):
+    """Runs only when compiled with ALLOW_HALF_PRECISION_COMPUTATION."""
+
+    name = "needs-half"
+
+    def execute(self, call, bindings):
+        if ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION not in self.execution_flags:
+            raise RuntimeError(f"compiled with {self.execution_flags!r}")
+        super().execute(call, bindings)
+'''
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_execution_flags_reach_the_backend(pytester: pytest.Pytester, isolate: bool) -> None:
+    backend = pytester.path / "needs_half.py"
+    backend.write_text(NEEDS_HALF)
+    args = ["--dml-backend", f"{backend}:NeedsHalfBackend", "--dml-k", "depth_to_space1",
+            *(["--dml-isolate"] if isolate else [])]
+    # isolated: in a subprocess (see test_a_native_backend_runs_isolated...)
+    runner = pytester.runpytest_subprocess if isolate else pytester.runpytest
+    base = [*PLUGIN, "-p", "no:cacheprovider", "--rootdir", str(pytester.path), "--dml-cases",
+            DOCUMENTED]
+    result = runner(*base, *args)
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*the backend raised RuntimeError: compiled with "
+                                 "<ExecutionFlags.NONE: 0>*"])
+    result = runner(*base, *args, "--dml-execution-flags", "allow_half_precision_computation")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines([
+        "dmlconf: backend *; execution flags: ALLOW_HALF_PRECISION_COMPUTATION",
+        "*dmlconf*", "execution flags: ALLOW_HALF_PRECISION_COMPUTATION"])
+
+
+def test_execution_flags_in_the_reproduce_command_and_usage_errors(
+        pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--dml-backend", SWAPPED, "--dml-k", "depth_to_space1/example-1",
+                 "--dml-execution-flags", "DISABLE_META_COMMANDS|ALLOW_HALF_PRECISION_COMPUTATION")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["reproduce: dmlconf run --cases * --execution-flags "
+                                 "ALLOW_HALF_PRECISION_COMPUTATION,DISABLE_META_COMMANDS"])
+    result = run(pytester, "--dml-backend", "numpy", "--dml-execution-flags", "BOGUS")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--dml-execution-flags: unknown execution flag 'BOGUS'*"])

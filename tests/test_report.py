@@ -158,6 +158,21 @@ def test_markdown_summary(doc: dict) -> None:
     assert "INCOMPLETE" not in md and "shard" not in md and "| Execution |" not in md
 
 
+def md_section(md: str, title: str) -> str:
+    """The text of the Markdown section `### <title>...` up to the next heading."""
+    match = re.search(rf"^### {re.escape(title)}.*?\n(.*?)(?=^#|\Z)", md, re.S | re.M)
+    assert match, title
+    return match.group(1)
+
+
+def table_rows(text: str) -> list[str]:
+    """The body rows of the Markdown tables in `text` (no header, no delimiter row)."""
+    lines = [line for line in text.splitlines() if line.startswith("|")]
+    return [line for i, line in enumerate(lines)
+            if not line.startswith("|---") and not (i + 1 < len(lines)
+                                                    and lines[i + 1].startswith("|---"))]
+
+
 def test_markdown_limits_the_table(doc: dict) -> None:
     md = report.render_markdown(doc, max_failures=1)
     assert "documented/depth_to_space1/bad | FAIL" in md
@@ -340,11 +355,13 @@ EVIL_URL = "javascript:window.__pwned=1"
 
 def hostile_document(control: str = "") -> dict:
     """A results document whose every string field carries the PAYLOADS (and `control`, e.g.
-    control characters, where given): one result per status and one ambiguous TIMEOUT."""
+    control characters, where given): one result per status and one ambiguous TIMEOUT, each
+    with a diagnosis of payloads and a margin (a payload for the ERROR's); payloads for the
+    execution flags and the reading keys of `diagnoses` too."""
     evil = EVIL + control
     results = []
     for i, status in enumerate(("FAIL", "ERROR", "TIMEOUT", "NOT_SUPPORTED", "XFAIL", "XPASS",
-                                "TIMEOUT")):
+                                "TIMEOUT", "QUALITY_WARNING")):
         p = PAYLOADS[i % len(PAYLOADS)]
         results.append(result(
             f"generated/{p}/case-{i}/{p}{control}/float32", status, f"{evil} | pipe\n{evil}",
@@ -355,7 +372,9 @@ def hostile_document(control: str = "") -> dict:
             mismatches=[{"tensor": evil, "index": [0, p], "expected": evil, "got": evil}],
             grids=[{"tensor": evil, "shape": [1, 2], "got": [p, evil], "expected": [evil, p],
                     "bad": [1, 0], "error": [p, 0.5]}],
-            crash={"exit_code": p, "signal": evil, "output": f"{evil}\n{evil}"}))
+            crash={"exit_code": p, "signal": evil, "output": f"{evil}\n{evil}"},
+            margin=evil if i == 1 else 0.9 / (i + 1),
+            diagnosis={"readings": [p, evil], "text": f"the output equals {evil}"}))
     doc = document(results)
     caps = {"feature_level": evil, "strided": evil, "arbitrary_offsets": evil,
             "offset_pairs": evil, "rejects_invalid": evil, "operators": {evil: [evil, evil]},
@@ -370,7 +389,9 @@ def hostile_document(control: str = "") -> dict:
                           "memory_cap_bytes": evil, evil: evil},
                shard={"index": evil, "count": evil, "cases": evil, "of_cases": evil,
                       "full_case_set_sha256": evil},
-               baseline={"path": evil, "xpass": [evil], "stale": [{"cases": evil}]})
+               baseline={"path": evil, "xpass": [evil], "stale": [{"cases": evil}]},
+               execution_flags=[evil, PAYLOADS[1]],
+               diagnoses={evil: 2, PAYLOADS[1]: 1, report.NOT_RECOGNISED: 1, "x": evil})
     return doc
 
 
@@ -392,15 +413,204 @@ def test_junit_parses_with_hostile_payloads_and_control_characters() -> None:
     props = {p.get("name"): p.get("value")
              for p in root.findall("testsuite/properties/property")}
     assert props["backend"] == EVIL + "\x7f" and props["command"] == EVIL + "\x7f"
+    assert props["execution_flags"] == f"{EVIL}\x7f|{PAYLOADS[1]}"
+    # the diagnosis: a line of the failure's text and the readings as a property
+    assert f"\nDiagnosis: the output equals {EVIL}\x7f\n" in first.find("failure").text
+    case_props = {p.get("name"): p.get("value") for p in first.findall("properties/property")}
+    assert case_props["diagnosis"] == f"{PAYLOADS[0]}, {EVIL}\x7f"
+    assert case_props["margin"] == "0.9"
+    warned = cases[-1]
+    assert warned.find("failure") is None and warned.find("skipped") is None
+    assert warned.find("system-out").text.startswith(f"QUALITY_WARNING: {EVIL}\x7f | pipe\n")
 
 
 def test_markdown_escapes_hostile_payloads() -> None:
     md = report.render_markdown(hostile_document(CONTROL))
     for bad in ("<script", "<img", "<svg", "</pre", "](", "\x00", "\x1b", "\x7f"):
         assert bad not in md, bad
-    rows = [line for line in md.splitlines() if line.startswith("| generated/")]
+    rows = table_rows(md_section(md, "FAIL, ERROR, TIMEOUT cases"))
     assert len(rows) == 4  # FAIL, ERROR and the two TIMEOUTs
     for row in rows:
         assert len(re.findall(r"(?<!\\)\|", row)) == 5, row  # four cells; pipes escaped
         assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in row
+    [warned] = table_rows(md_section(md, "QUALITY_WARNING cases"))
+    assert len(re.findall(r"(?<!\\)\|", warned)) == 4, warned  # three cells
+    readings = table_rows(md_section(md, "Diagnosis summary"))
+    assert len(readings) == 2  # the two numeric counts; "(not recognised)" is a sentence
+    assert all(len(re.findall(r"(?<!\\)\|", row)) == 4 for row in readings), readings
+    assert "1 of 1 FAIL(s) matched no reading" in md  # from the document's diagnoses
+    assert "**Execution flags: &lt;script&gt;" in md
     assert "{{7*7}}" in md  # Markdown does not evaluate it; nor did Jinja
+
+
+# -- quality warnings, margins, diagnoses and execution flags -----------------------------------
+DIAGNOSED = {"readings": ["other-order"],
+             "text": "the output equals the other Order: DEPTH_COLUMN_ROW and COLUMN_ROW_DEPTH "
+                     "swapped. Wrong elements: [0,0,0,1] holds input [0,2,0,0]; expected input "
+                     "[0,1,0,0]"}
+WARNED = ("OutputTensor: 3 of 48 elements outside the strict reading, inside the legal envelope: "
+          "[0, 0, 1, 1] got 0.5, strict 0.4995 ± 0.0002")
+
+
+def graded_document() -> dict:
+    """A PASS within a bound, a PASS judged bit-exact, two QUALITY_WARNINGs (one without a
+    margin), a diagnosed FAIL of data movement and an undiagnosed FAIL beyond the bound; run
+    with ALLOW_HALF_PRECISION_COMPUTATION."""
+    doc = document([
+        result("generated/tables/resample1/a/float32", "PASS", operators=["RESAMPLE1"],
+               data_types=["FLOAT32"], margin=0.002),
+        result("documented/depth_to_space1/exact", "PASS", margin=None),
+        result("generated/tables/resample1/b/float16", "QUALITY_WARNING", WARNED,
+               operators=["RESAMPLE1"], data_types=["FLOAT16"], margin=0.75),
+        result("generated/tables/resample1/c/float16", "QUALITY_WARNING",
+               "OutputTensor: NaN payload changed at [0, 0, 0, 1] (allowed: not a raw move)",
+               operators=["RESAMPLE1"], data_types=["FLOAT16"], margin=None),
+        result("generated/orders/depth_to_space1/d/float32", "FAIL",
+               "OutputTensor: 36 of 48 elements differ", data_types=["FLOAT32"],
+               diagnosis=DIAGNOSED),
+        result("generated/tables/resample1/e/float32", "FAIL",
+               "OutputTensor: 1 of 4 elements outside the legal envelope",
+               operators=["RESAMPLE1"], data_types=["FLOAT32"], margin=4.5),
+    ])
+    doc["execution_flags"] = ["ALLOW_HALF_PRECISION_COMPUTATION"]
+    return doc
+
+
+def case_properties(case: ET.Element) -> dict[str, str]:
+    return {p.get("name"): p.get("value") for p in case.findall("properties/property")}
+
+
+def test_junit_quality_warnings_pass_with_their_message_and_margins_are_properties() -> None:
+    root = parse(report.render_junit(graded_document()))
+    assert suite_counts(root) == {"tests": 6, "failures": 2, "errors": 0, "skipped": 0}
+    props = {p.get("name"): p.get("value")
+             for p in root.findall("testsuite/properties/property")}
+    assert props["execution_flags"] == "ALLOW_HALF_PRECISION_COMPUTATION"
+    assert props["quality_warnings"] == "2"
+    assert props["max_margin"] == "4.5"
+    a, exact, b, c, d, e = root.findall("testsuite/testcase")
+    for warned in (b, c):
+        assert [child.tag for child in warned] == ["properties", "system-out"]  # passed
+        assert case_properties(warned)["status"] == "QUALITY_WARNING"
+    assert b.find("system-out").text == f"QUALITY_WARNING: {WARNED}\n"
+    assert case_properties(b)["margin"] == "0.75"
+    assert case_properties(a)["margin"] == "0.002"
+    assert case_properties(e)["margin"] == "4.5"
+    for no_margin in (exact, c, d):
+        assert "margin" not in case_properties(no_margin)
+    assert a.find("system-out") is None
+
+
+def test_junit_failure_text_carries_the_diagnosis_once() -> None:
+    doc = graded_document()
+    root = parse(report.render_junit(doc))
+    d, e = root.findall("testsuite/testcase")[4:]
+    assert d.find("failure").get("message") == "OutputTensor: 36 of 48 elements differ"
+    assert d.find("failure").text.splitlines() == ["OutputTensor: 36 of 48 elements differ",
+                                                   f"Diagnosis: {DIAGNOSED['text']}"]
+    assert case_properties(d)["diagnosis"] == "other-order"
+    assert "Diagnosis" not in e.find("failure").text and "diagnosis" not in case_properties(e)
+    # a message that already says it: not repeated
+    doc["results"][4]["message"] += f" ({DIAGNOSED['text']})"
+    d = parse(report.render_junit(doc)).findall("testsuite/testcase")[4]
+    assert d.find("failure").text.count(DIAGNOSED["text"]) == 1
+    # a baselined FAIL (XFAIL) keeps its diagnosis, in <system-out>
+    doc = graded_document()
+    doc["results"][4]["status"] = "XFAIL"
+    d = parse(report.render_junit(doc)).findall("testsuite/testcase")[4]
+    assert d.find("skipped") is not None and DIAGNOSED["text"] in d.find("system-out").text
+
+
+def test_markdown_lists_quality_warnings_apart() -> None:
+    md = report.render_markdown(graded_document())
+    assert ("**Execution flags: ALLOW_HALF_PRECISION_COMPUTATION** · **Quality warnings: 2** "
+            "(passing: inside the legal envelope, outside the strict reading; listed apart "
+            "below)") in md
+    assert "| Execution flags | ALLOW_HALF_PRECISION_COMPUTATION |" in md
+    assert "PASS 2, QUALITY_WARNING 2, FAIL 2," in md
+    warned = table_rows(md_section(md, "QUALITY_WARNING cases (passing, listed apart)"))
+    assert warned == [
+        "| generated/tables/resample1/b/float16 | 0.75 | " + report.md_cell(WARNED) + " |",
+        "| generated/tables/resample1/c/float16 | - | OutputTensor: NaN payload changed at "
+        "\\[0, 0, 0, 1\\] (allowed: not a raw move) |"]
+    failures = md_section(md, "FAIL, ERROR, TIMEOUT cases")
+    assert [row.split(" | ")[0] for row in table_rows(failures)] == [
+        "| generated/orders/depth_to_space1/d/float32", "| generated/tables/resample1/e/float32"]
+    assert "QUALITY_WARNING" not in failures and "resample1/b" not in failures
+
+
+def test_markdown_limits_the_warnings_list() -> None:
+    doc = document([result(f"w/{i}", "QUALITY_WARNING", f"outside the strict reading {i}",
+                           margin=0.5) for i in range(4)])
+    md = report.render_markdown(doc, max_failures=3)
+    assert len(table_rows(md_section(md, "QUALITY_WARNING cases"))) == 3
+    assert "… and 1 more QUALITY_WARNING case(s) (4 in all); see the results JSON." in md
+
+
+def test_markdown_gives_the_largest_margin_and_the_ten_closest_to_the_bound() -> None:
+    md = report.render_markdown(graded_document())
+    margins = md_section(md, "Margins")
+    assert ("3 case(s) judged within a bound, 3 without a margin (bit-exact or not judged); "
+            "1 beyond the bound. Largest margin: 4.5 (generated/tables/resample1/e/float32, "
+            "FAIL).") in margins
+    assert table_rows(margins) == [
+        "| generated/tables/resample1/b/float16 | RESAMPLE1 | FLOAT16 | 0.75 | QUALITY_WARNING |",
+        "| generated/tables/resample1/a/float32 | RESAMPLE1 | FLOAT32 | 0.002 | PASS |"]
+    many = document([result(f"m/{k:02d}", "PASS", margin=k / 16) for k in range(16)])
+    rows = table_rows(md_section(report.render_markdown(many), "Margins"))
+    assert [row.split(" | ")[0] for row in rows] == [f"| m/{k:02d}" for k in range(15, 5, -1)]
+    assert "Largest margin: 0.938 (m/15, PASS)" in report.render_markdown(many)
+    assert "### Margins" not in report.render_markdown(document([result("x/y", "PASS")]))
+
+
+def test_markdown_diagnosis_column_and_summary() -> None:
+    from conformance.misreadings import CATALOGUE
+
+    md = report.render_markdown(graded_document())
+    d, e = table_rows(md_section(md, "FAIL, ERROR, TIMEOUT cases"))
+    assert d.endswith(" | " + report.md_cell(DIAGNOSED["text"], 400) + " |")
+    assert "holds input \\[0,2,0,0\\]" in d
+    assert e.endswith(" |  |")  # nothing recognised: an empty cell
+    summary = md_section(md, "Diagnosis summary")
+    words = CATALOGUE["other-order"].reading
+    assert table_rows(summary) == [f"| other-order | 1 | {report.md_cell(words, 400)} |"]
+    assert "1 of 2 FAIL(s) matched no reading of the catalogue of misreadings." in summary
+
+
+def test_diagnosis_summary_from_the_document_or_the_results() -> None:
+    from conformance.misreadings import CATALOGUE
+
+    doc = graded_document()
+    computed = report.diagnosis_summary(doc)
+    assert computed == {"readings": [{"key": "other-order", "count": 1,
+                                      "reading": CATALOGUE["other-order"].reading}],
+                        "failures": 2, "unrecognised": 1}
+    doc["diagnoses"] = {"other-order": 1, report.NOT_RECOGNISED: 1}  # as results.document
+    assert report.diagnosis_summary(doc) == computed
+    doc["diagnoses"] = {"no-such-reading": 3, "other-order": 5}  # another suite version's
+    assert report.diagnosis_summary(doc)["readings"] == [
+        {"key": "other-order", "count": 5, "reading": CATALOGUE["other-order"].reading},
+        {"key": "no-such-reading", "count": 3, "reading": "(not in this suite's catalogue)"}]
+    assert "### Diagnosis summary" not in report.render_markdown(
+        document([result("a/b", "PASS"), result("a/c", "ERROR", "raised")]))
+
+
+def test_execution_flags_none_and_from_an_older_document() -> None:
+    doc = document([result("a/ok", "PASS")])
+    assert "execution_flags" not in doc  # older than the field: run with none
+    assert "**Execution flags: NONE** · **Quality warnings: 0**" in report.render_markdown(doc)
+    props = {p.get("name"): p.get("value")
+             for p in parse(report.render_junit(doc)).findall("testsuite/properties/property")}
+    assert props["execution_flags"] == "NONE" and props["quality_warnings"] == "0"
+    assert "max_margin" not in props
+    doc["execution"] = {"workers": 1, "isolated": False, "timeout_s": None,
+                        "memory_cap_bytes": None,
+                        "execution_flags": ["ALLOW_HALF_PRECISION_COMPUTATION",
+                                            "DISABLE_META_COMMANDS"]}
+    assert report.flags_text(doc) == "ALLOW_HALF_PRECISION_COMPUTATION|DISABLE_META_COMMANDS"
+    assert report.execution_text(doc["execution"]) == (
+        "1 worker(s); isolated: no; no per-case timeout; no memory cap")  # said apart
+    assert "| Execution flags | ALLOW_HALF_PRECISION_COMPUTATION\\|DISABLE_META_COMMANDS |" in \
+        report.render_markdown(doc)
+    assert report.repro_command(doc, "a/ok").endswith(
+        "--execution-flags ALLOW_HALF_PRECISION_COMPUTATION,DISABLE_META_COMMANDS")

@@ -11,7 +11,13 @@ from typing import Any
 
 import pytest
 from test_report import EVIL, EVIL_URL, PAYLOADS, hostile_document
-from test_report_html import MARKUP_ID, MARKUP_MESSAGE, mixed_document, synthetic_document
+from test_report_html import (
+    MARKUP_ID,
+    MARKUP_MESSAGE,
+    WARNED_ID,
+    mixed_document,
+    synthetic_document,
+)
 
 from conformance import report
 
@@ -79,10 +85,15 @@ def test_verdict_counts_filters_and_details(browser: Any, tmp_path: Path) -> Non
     assert sorted(p.visible_rows()) == sorted(non_pass)
     page.select_option("#f-status", "ERROR")
     assert p.visible_rows() == [r["id"] for r in doc["results"] if r["status"] == "ERROR"]
+    page.select_option("#f-status", "QUALITY_WARNING")
+    assert p.visible_rows() == [WARNED_ID]
+    assert page.evaluate("() => Array.from(document.querySelectorAll('#warnings details.case'))"
+                         ".map(r => r.dataset.id)") == [WARNED_ID]
     page.select_option("#f-status", "")
     assert sorted(p.visible_rows()) == sorted(non_pass)
     page.select_option("#f-dtype", "FLOAT16")
-    assert p.visible_rows() == ["generated/layouts/depth_to_space1/bad/float16"]
+    assert sorted(p.visible_rows()) == ["generated/layouts/depth_to_space1/bad/float16",
+                                        WARNED_ID]
     page.select_option("#f-dtype", "")
     page.fill("#f-text", "alert(1)")
     assert p.visible_rows() == [MARKUP_ID]
@@ -96,6 +107,12 @@ def test_verdict_counts_filters_and_details(browser: Any, tmp_path: Path) -> Non
     assert table.locator("tr").nth(1).inner_text().split("\t") == ["OutputTensor", "[0, 1]",
                                                                    "9", "18"]
     assert row.locator("a").get_attribute("href") == "https://learn.microsoft.com/x"
+
+    # the margin histogram is drawn: 12 bars, the warned case's in the last, none elsewhere
+    assert page.locator("#margin-histogram").is_visible()
+    assert page.evaluate("() => Array.from(document.querySelectorAll('#margin-histogram "
+                         "rect.bar')).map(r => Number(r.dataset.count))") == [0] * 11 + [1]
+    assert page.locator('#closest td[data-margin]').inner_text() == "0.6"
 
     markup = page.evaluate(
         "id => { const r = Array.from(document.querySelectorAll('details.case'))"
@@ -134,8 +151,11 @@ def test_hostile_payloads_stay_text(browser: Any, tmp_path: Path) -> None:
     assert page.evaluate("() => typeof window.__pwned") == "undefined"
     assert p.dialogs == [] and p.errors == []
     assert page.evaluate(
-        "() => document.querySelectorAll('img, svg, iframe, object, embed, "
-        "[onerror], [onload]').length") == 0
+        "() => document.querySelectorAll('img, svg:not(#margin-histogram), iframe, object, "
+        "embed, [onerror], [onload]').length") == 0
+    assert page.evaluate("() => Array.from(new Set(Array.from(document.querySelectorAll("
+                         "'#margin-histogram *')).map(e => e.tagName))).sort()") == [
+        "line", "rect", "text", "title"]
     assert page.evaluate("() => document.scripts.length") == 1
     hrefs = page.evaluate(
         "() => Array.from(document.querySelectorAll('[href]')).map(e => e.getAttribute('href'))")
@@ -163,10 +183,21 @@ def test_hostile_payloads_stay_text(browser: Any, tmp_path: Path) -> None:
     assert row.locator("table.mismatches td").first.inner_text() == EVIL
     assert row.locator("ul.info li").inner_text() == EVIL
     assert EVIL in page.locator("#provenance").inner_text()
+    # the new fields: diagnosis, reading keys, execution flags, the diagnosis summary
+    assert row.locator(".diagnosis-text").evaluate("e => e.textContent") == \
+        f"the output equals {EVIL}"
+    assert row.locator("summary .reading").all_inner_texts() == [PAYLOADS[0], EVIL]
+    assert page.locator("#execution-flags").evaluate("e => e.textContent") == \
+        f"{EVIL}|{PAYLOADS[1]}"
+    assert page.locator("#diagnoses tr[data-reading] code").all_inner_texts() == [
+        EVIL, PAYLOADS[1]]
+    warned = page.locator("#warnings details.case")
+    assert warned.get_attribute("data-id") == doc["results"][-1]["id"]
+    assert warned.locator(".msg").evaluate("e => e.textContent") == doc["results"][-1]["message"]
 
     # the filters still work
-    all_rows = [r["id"] for r in doc["results"]]
-    assert p.visible_rows() == all_rows
+    all_rows = sorted(r["id"] for r in doc["results"])
+    assert sorted(p.visible_rows()) == all_rows
     page.select_option("#f-status", "TIMEOUT")
     assert p.visible_rows() == [r["id"] for r in doc["results"] if r["status"] == "TIMEOUT"]
     page.select_option("#f-status", "")
@@ -174,9 +205,9 @@ def test_hostile_payloads_stay_text(browser: Any, tmp_path: Path) -> None:
     assert p.visible_rows() == [r["id"] for r in doc["results"] if PAYLOADS[1] in r["operators"]]
     page.select_option("#f-op", "")
     page.fill("#f-text", '"><svg onload')
-    assert p.visible_rows() == all_rows  # every message carries it
+    assert sorted(p.visible_rows()) == all_rows  # every message carries it
     page.fill("#f-text", "case-3/")
-    assert p.visible_rows() == [all_rows[3]]
+    assert p.visible_rows() == [doc["results"][3]["id"]]
     page.fill("#f-text", "")
     assert page.evaluate("() => typeof window.__pwned") == "undefined"
     assert p.dialogs == [] and p.errors == []

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from markupsafe import escape
-from test_report import CRASH, EVIL_URL, PAYLOADS, document, hostile_document, result
+from test_report import CRASH, EVIL, EVIL_URL, PAYLOADS, document, hostile_document, result
 
 from conformance import report
 from conformance.cli import main
@@ -62,8 +62,12 @@ def synthetic_document(cases: int = 6000, failures: int = 500) -> dict:
     return document(results)
 
 
+WARNED_ID = "generated/tables/resample1/w/float16"
+
+
 def mixed_document() -> dict:
-    """Every kind of row: a markup id and message, ambiguous, XFAIL, XPASS, info notes."""
+    """Every kind of row: a markup id and message, ambiguous, XFAIL, XPASS, info notes, a
+    QUALITY_WARNING."""
     return document([
         result("documented/depth_to_space1/ok", "PASS",
                info=["OutputTensor: wrote 2 padding byte(s) inside TotalTensorSizeInBytes "
@@ -85,6 +89,9 @@ def mixed_document() -> dict:
                tags=["offsets", "resample1"]),
         result("generated/tables/z", "NOT_SUPPORTED", "the backend does not implement X",
                tags=["tables"]),
+        result(WARNED_ID, "QUALITY_WARNING", "OutputTensor: 2 of 16 elements outside the strict "
+               "reading, inside the legal envelope", operators=["RESAMPLE1"],
+               tags=["tables", "resample1"], data_types=["FLOAT16"], margin=0.6),
     ])
 
 
@@ -193,6 +200,8 @@ def test_sections_and_matrices() -> None:
     assert "documented/resample1/unclear" not in section("failures")
     assert "documented/resample1/unclear" in section("ambiguous")
     assert "XFAIL" in section("baseline") and "XPASS" in section("baseline")
+    assert WARNED_ID in section("warnings")
+    assert all(WARNED_ID not in section(name) for name in ("failures", "baseline", "ambiguous"))
     assert "legal: spec-notes" in section("info")
     assert report.case_data_type(doc["results"][1]) == "FLOAT16"
     assert report.case_data_type({"id": "generated/roundtrip/a/b1/float32-a"}) == "FLOAT32"
@@ -341,8 +350,19 @@ def test_hostile_document_renders_as_text_with_no_unsafe_link() -> None:
     doc = hostile_document()
     text = report.render_html(doc)
     p = parse(text)
-    assert [t for t, _ in p.tags if t in ("img", "svg", "iframe", "object", "embed")] == []
+    # the one picture is the margin histogram, drawn here: no element comes from a payload
+    assert [(t, a.get("id")) for t, a in p.tags
+            if t in ("img", "svg", "iframe", "object", "embed")] == [("svg", "margin-histogram")]
+    svg = text[text.index("<svg"):text.index("</svg>")]
+    assert set(re.findall(r"<(\w+)", svg)) == {"svg", "line", "text", "rect", "title"}
     assert len(p.scripts) == 1 and "__pwned" not in p.scripts[0]
+    # the new fields, escaped: diagnosis, reading keys, execution flags, the summary's keys
+    assert (f'<p class="diagnosis">Diagnosis: <span class="diagnosis-text">the output equals '
+            f'{escape(EVIL)}</span></p>') in text
+    assert f'<span class="reading">{escape(EVIL)}</span>' in text
+    assert f'<td id="execution-flags">{escape(EVIL)}|{escape(PAYLOADS[1])}</td>' in text
+    assert f'<tr data-reading="{escape(EVIL)}"><td><code>{escape(EVIL)}</code></td><td>2</td>' \
+        in text
     for tag, attrs in p.tags:
         assert not any(k.startswith("on") for k in attrs), (tag, attrs)
         if "href" in attrs:
@@ -363,3 +383,155 @@ def test_a_lone_surrogate_is_written_not_raised(tmp_path: Path) -> None:
     path = tmp_path / "r.html"
     report.write(report.render_html(doc), path)
     assert "a/?" in path.read_text(encoding="utf-8")
+
+
+# -- quality warnings, margins, diagnoses and execution flags -----------------------------------
+def test_quality_warnings_have_their_section_badge_filter_and_matrix_colour() -> None:
+    text = report.render_html(mixed_document())
+    assert ('Quality warnings: <span data-warnings>1</span> (passing: inside the legal '
+            'envelope, outside the strict reading; listed apart below)') in text
+    warnings = re.search(r'<div id="warnings">(.*?)</div>\n\n<h2>', text, re.S).group(1)
+    rows = re.findall(r'<details class="case" data-status="(\w+)"[^>]*data-id="([^"]*)"',
+                      warnings)
+    assert rows == [("QUALITY_WARNING", WARNED_ID)]
+    assert ('<span class="badge st-QUALITY_WARNING">QUALITY_WARNING</span>' in warnings)
+    assert "outside the strict reading, inside the legal envelope" in warnings
+    assert '<p class="margin">Margin: <span class="mono">0.6</span>' in warnings
+    assert ".st-QUALITY_WARNING {" in text
+    assert '<option value="QUALITY_WARNING">QUALITY_WARNING</option>' in text
+    # a warning is worse than PASS, better than NOT_SUPPORTED, in a matrix cell
+    dtype = re.search(r'<table class="matrix" id="matrix-dtype">.*?</table>', text, re.S)
+    cells = re.findall(r'<td class="st-(\w+)" title="([^"]*)">(.*?)</td>', dtype.group(0))
+    assert ("QUALITY_WARNING", "QUALITY_WARNING 1", "<span>Q/W 1</span>") in cells
+    doc = document([result("a/p", "PASS", data_types=["FLOAT16"]),
+                    result("a/w", "QUALITY_WARNING", "w", data_types=["FLOAT16"]),
+                    result("a/n", "NOT_SUPPORTED", "n", data_types=["FLOAT32"]),
+                    result("a/w2", "QUALITY_WARNING", "w", data_types=["FLOAT32"])])
+    dtype = re.search(r'id="matrix-dtype">.*?</table>', report.render_html(doc), re.S).group(0)
+    assert dict(re.findall(r'<td class="st-(\w+)" title="([^"]*)"', dtype)) == {
+        "QUALITY_WARNING": "PASS 1, QUALITY_WARNING 1",
+        "NOT_SUPPORTED": "QUALITY_WARNING 1, NOT_SUPPORTED 1"}
+    assert report.WORST_FIRST.index("NOT_SUPPORTED") < report.WORST_FIRST.index(
+        "QUALITY_WARNING") < report.WORST_FIRST.index("PASS")
+
+
+def test_an_ambiguous_warning_is_listed_with_the_warnings() -> None:
+    doc = document([result("a/w", "QUALITY_WARNING", "w", ambiguous="two readings"),
+                    result("a/p", "PASS", ambiguous="two readings")])
+    text = report.render_html(doc)
+    assert 'data-id="a/w"' in re.search(r'<div id="warnings">(.*?)</div>', text, re.S).group(1)
+    assert "Ambiguous cases (0 not passing, 2 passing)" in text
+
+
+MARGINS = [None, 0.0, 5e-7, 1e-6, 2e-6, 1e-5, 0.05, 0.5, 0.5, 1.0, 1.5, "not a number"]
+#: The half-decade bin of each margin of MARGINS inside [1e-6, 1].
+EXPECTED_BINS = [2, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 3]
+
+
+def test_the_margin_histogram_counts_each_half_decade() -> None:
+    results = [result(f"m/{i}", "PASS", margin=m) for i, m in enumerate(MARGINS)]
+    h = report.margin_histogram(results)
+    assert [b["count"] for b in h["bins"]] == EXPECTED_BINS
+    assert (h["none"], h["zero"], h["below"], h["above"], h["judged"]) == (2, 1, 1, 1, 10)
+    assert h["bins"][0]["low"] == 1e-6 and h["bins"][-1]["high"] == 1.0
+    assert h["bins"][9]["low"] == pytest.approx(10 ** -1.5)  # 0.05 sits in [0.0316, 0.1)
+
+
+def test_the_html_draws_the_margins_as_an_inline_svg_with_counts_beside() -> None:
+    doc = document([result(f"m/{i}", "PASS", margin=m) for i, m in enumerate(MARGINS)])
+    text = report.render_html(doc)
+    svg = re.search(r'<svg class="histogram" id="margin-histogram".*?</svg>', text, re.S)
+    assert svg and "<script" not in svg.group(0) and "href" not in svg.group(0)
+    bars = re.findall(r'<rect class="bar" x="[\d.]+" y="([\d.]+)" width="[\d.]+" '
+                      r'height="([\d.]+)" data-low="([^"]+)" data-high="([^"]+)" '
+                      r'data-count="(\d+)"><title>margin ([^<]*)</title></rect>', svg.group(0))
+    assert len(bars) == 12
+    assert [int(b[4]) for b in bars] == EXPECTED_BINS
+    heights = [float(b[1]) for b in bars]
+    tallest = max(heights)
+    for h, n in zip(heights, EXPECTED_BINS, strict=True):
+        assert h == pytest.approx(tallest * n / 3, abs=0.1)  # proportional to the count
+    assert (bars[0][2], bars[-1][3]) == ("1e-06", "1")
+    assert bars[-1][5] == "0.32 to 1: 3 case(s)"
+    ticks = re.findall(r'<text class="tick"[^>]*>([^<]*)</text>', svg.group(0))
+    assert re.findall(r'<text class="count"[^>]*>(\d+)</text>', svg.group(0)) == ["2", "1",
+                                                                                   "1", "3"]
+    assert ticks == ["1e-6", "1e-5", "1e-4", "1e-3", "1e-2", "1e-1", "1"]
+    counts = dict(re.findall(r'data-margins="(\w+)">(\d+)<', text))
+    assert counts == {"judged": "10", "none": "2", "zero": "1", "below": "1", "above": "1"}
+    # a run with no margin draws nothing and says so
+    plain = report.render_html(document([result("a/b", "PASS"), result("a/c", "FAIL", "x")]))
+    assert "<svg" not in plain and "No case in this run is judged within a bound" in plain
+
+
+def test_the_twenty_cases_closest_to_the_bound() -> None:
+    results = [result(f"generated/tables/resample1/c{k:02d}/float16", "PASS",
+                      operators=["RESAMPLE1"], data_types=["FLOAT16"], margin=k / 32)
+               for k in range(30)]
+    results += [result("generated/tables/resample1/over/float32", "FAIL", "outside",
+                       operators=["RESAMPLE1"], data_types=["FLOAT32"], margin=7.0),
+                result("generated/tables/resample1/warned/float16", "QUALITY_WARNING", "w",
+                       operators=["RESAMPLE1"], data_types=["FLOAT16"], margin=0.999)]
+    text = report.render_html(document(results))
+    table = re.search(r'<table id="closest">(.*?)</table>', text, re.S).group(1)
+    rows = re.findall(r"<tr><td><code>([^<]*)</code></td><td>([^<]*)</td><td>([^<]*)</td>"
+                      r'<td class="mono" data-margin="([^"]*)">([^<]*)</td>'
+                      r'<td class="st-(\w+)">', table)
+    assert len(rows) == 20
+    assert rows[0] == ("generated/tables/resample1/warned/float16", "RESAMPLE1", "FLOAT16",
+                       "0.999", "0.999", "QUALITY_WARNING")
+    assert [r[0] for r in rows[1:]] == [f"generated/tables/resample1/c{k:02d}/float16"
+                                        for k in range(29, 10, -1)]
+    assert [float(r[3]) for r in rows] == sorted((float(r[3]) for r in rows), reverse=True)
+    assert "over/float32" not in table  # beyond the bound: a FAIL, in the failures
+    assert "<code>generated/tables/resample1/over/float32</code>, FAIL)" in text  # the largest
+
+
+def test_a_failure_shows_its_diagnosis_and_the_run_a_diagnosis_summary() -> None:
+    from conformance.misreadings import CATALOGUE
+
+    text_ = ("the output equals the other Order: DEPTH_COLUMN_ROW and COLUMN_ROW_DEPTH "
+             "swapped. Wrong elements: [0,0,0,1] holds input [0,2,0,0]; expected input "
+             "[0,1,0,0]")
+    doc = document([
+        result("documented/depth_to_space1/example-2", "FAIL", "OutputTensor: 36 of 48 differ",
+               diagnosis={"readings": ["other-order"], "text": text_}),
+        result("documented/depth_to_space1/other", "FAIL", "OutputTensor: 1 of 48 differ",
+               diagnosis=None),
+        result("documented/resample1/boom", "ERROR", "raised", operators=["RESAMPLE1"]),
+    ])
+    doc["diagnoses"] = {"other-order": 1, report.NOT_RECOGNISED: 1}
+    text = report.render_html(doc)
+    row = re.search(r'<details class="case" data-status="FAIL"[^>]*example-2.*?</details>',
+                    text, re.S).group(0)
+    summary_line = re.search(r"<summary>(.*?)</summary>", row).group(1)
+    assert '<span class="reading">other-order</span>' in summary_line  # seen unexpanded
+    # the diagnosis comes first in the details, before the message
+    assert row.index('<p class="diagnosis">Diagnosis: <span class="diagnosis-text">'
+                     f'{escape(text_)}</span></p>') < row.index('<div class="msg">')
+    assert row.count('class="diagnosis"') == 1
+    other = re.search(r'<details class="case"[^>]*/other".*?</details>', text, re.S).group(0)
+    assert 'class="diagnosis"' not in other
+    section = re.search(r'<div id="diagnoses">(.*?)</div>', text, re.S).group(1)
+    assert re.findall(r'<tr data-reading="([^"]*)"><td><code>[^<]*</code></td><td>(\d+)</td>'
+                      r"<td>([^<]*)</td></tr>", section) == [
+        ("other-order", "1", str(escape(CATALOGUE["other-order"].reading)))]
+    assert ('<span data-unrecognised>1</span> of 2 FAIL(s) matched no reading of the catalogue'
+            in section)
+    assert 'id="diagnoses"' not in report.render_html(document([result("a/b", "PASS")]))
+
+
+def test_execution_flags_in_the_headline_provenance_and_reproduce_command() -> None:
+    doc = mixed_document()
+    text = report.render_html(doc)
+    assert '<p class="headline" id="headline">Execution flags: NONE · ' in text
+    assert '<td id="execution-flags">NONE</td>' in text
+    assert "--execution-flags" not in text
+    doc["execution_flags"] = ["ALLOW_HALF_PRECISION_COMPUTATION", "DISABLE_META_COMMANDS"]
+    text = report.render_html(doc)
+    flags = "ALLOW_HALF_PRECISION_COMPUTATION|DISABLE_META_COMMANDS"
+    assert f'id="headline">Execution flags: {flags} · ' in text
+    assert f'<td id="execution-flags">{flags}</td>' in text
+    repros = re.findall(r'<code class="repro">([^<]*)</code>', text)
+    assert repros and all(r.endswith(" --execution-flags ALLOW_HALF_PRECISION_COMPUTATION,"
+                                     "DISABLE_META_COMMANDS") for r in repros)
