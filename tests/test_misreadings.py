@@ -214,3 +214,13 @@ def test_a_misreading_that_does_not_cover_a_call_computes_the_spec(entry: Misrea
         if checked == 40:
             break
     assert checked, f"no committed case outside {entry.key}'s cover"
+
+
+def test_docs_list_every_entry_of_the_catalogue() -> None:
+    import re
+
+    text = (ROOT / "docs" / "misreadings.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `([a-z0-9-]+)` \|", text, flags=re.M))
+    assert rows == set(CATALOGUE), (f"undocumented: {sorted(set(CATALOGUE) - rows)}; "
+                                    f"documented but not in the catalogue: "
+                                    f"{sorted(rows - set(CATALOGUE))}")

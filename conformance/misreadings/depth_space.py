@@ -237,9 +237,9 @@ MISREADINGS = (
         reading="the other Order: DEPTH_COLUMN_ROW and COLUMN_ROW_DEPTH swapped",
         operators=ORDERED,
         contradicts=_cite("DML_DEPTH_SPACE_ORDER",
-                          "Constants (depth version [Batch, (BlockHeight, BlockWidth, Channels), "
-                          "Height, Width] for DEPTH_COLUMN_ROW, [Batch, (Channels, BlockHeight, "
-                          "BlockWidth), Height, Width] for COLUMN_ROW_DEPTH)"),
+                          "Constants (depth version: (BlockHeight, BlockWidth, Channels) for "
+                          "DEPTH_COLUMN_ROW, (Channels, BlockHeight, BlockWidth) for "
+                          "COLUMN_ROW_DEPTH)"),
         run=_logical(_other_order),
         applies=_orders_differ),
     Misreading(
