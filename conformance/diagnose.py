@@ -52,12 +52,12 @@ def _run(entry: misreadings.Misreading, call: OperatorCall,
 
 
 def _recentred(values: np.ndarray, envelope: Expected) -> Expected:
-    """The envelope's judgement around another output: bits for exact and one-of models, the
-    same bound for 'within'."""
+    """The envelope's judgement around another output: bits for exact and one-of models (any
+    NaN for a NaN where the envelope allows that), the same bound for 'within'."""
     if envelope.kind == "within":
         return Expected(values, kind="within", center=values.astype(np.float64),
                         bound=envelope.bound)
-    return Expected(values)
+    return Expected(values, any_nan=envelope.any_nan)
 
 
 def matching(call: OperatorCall, input_buffers: Mapping[str, np.ndarray], fill: int,

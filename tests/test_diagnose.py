@@ -222,3 +222,20 @@ def test_large_calls_are_not_diagnosed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(diagnose, "MAX_ELEMENTS", 10)
     assert explain(call, bind(call, x), by_formula(x, 2, "COLUMN_ROW_DEPTH")) is None
 
+
+
+def test_a_nearest_reading_is_named_where_the_envelope_lets_nan_payloads_change() -> None:
+    """Nearest is judged with any NaN accepted for a NaN (the legal envelope): a backend that
+    takes floor(c) and also canonicalises NaNs is still recognised as nearest-floor."""
+    spec = ops.get("RESAMPLE1")
+    call = spec.make_call({"InputTensor": TensorDesc(DataType.FLOAT32, (1, 1, 1, 4)),
+                           "OutputTensor": TensorDesc(DataType.FLOAT32, (1, 1, 1, 8))},
+                          {"InterpolationMode": "NEAREST_NEIGHBOR", "Scales": [1, 1, 1, 2],
+                           "InputPixelOffsets": [0.5] * 4, "OutputPixelOffsets": [-0.5] * 4})
+    x = np.array([1, 2, 3, 4], dtype=np.float32).reshape(1, 1, 1, 4)
+    x.view(np.uint32)[0, 0, 0, 1] = 0x7F80_0001  # a signalling NaN with payload 1
+    c = np.clip((np.arange(8) + 0.5) / 2 - 0.5, 0, 3)  # the coordinate, off every tie
+    got = x[..., np.floor(c).astype(int)].copy()
+    got.view(np.uint32)[np.isnan(got)] = 0x7FC0_0000
+    found = explain(call, bind(call, x), got)
+    assert found is not None and "nearest-floor" in found["readings"], found
