@@ -1,0 +1,250 @@
+"""The directml backend: real DirectML on vkd3d-proton on lavapipe (backends/directml).
+
+The pure-Python parts (the desc flattening, the mapping of the shim's answers, the layer manifest)
+are tested everywhere; the rest runs real DirectML and is skipped, with the reason, where the layer
+is not built (`dmlconf directml setup`, docs/directml-linux.md)."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from backends.base import DescRejected
+from backends.directml import layer as layers
+from backends.directml import shim
+from backends.directml.backend import DirectMLBackend, DirectMLGraphBackend
+from backends.directml.probe import documented_depth_to_space1
+from conformance import ops
+from conformance.casefile import load_file
+from conformance.flags import ExecutionFlags
+from conformance.runner import run_case
+from conformance.tensors import DataType, TensorDesc, footprint_mask, read_tensor, write_tensor
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYER, MISSING = layers.load_layer()
+needs_layer = pytest.mark.skipif(LAYER is None, reason=f"real DirectML not run: {MISSING}")
+
+
+def resample1(mode: str, scales=(1, 1, 2, 2), in_offsets=(0.5,) * 4, out_offsets=(-0.5,) * 4,
+              sizes_in=(1, 1, 2, 2), sizes_out=(1, 1, 4, 4), dt=DataType.FLOAT32):
+    return ops.get("RESAMPLE1").make_call(
+        {"InputTensor": TensorDesc(dt, sizes_in), "OutputTensor": TensorDesc(dt, sizes_out)},
+        {"InterpolationMode": mode, "Scales": list(scales),
+         "InputPixelOffsets": list(in_offsets), "OutputPixelOffsets": list(out_offsets)})
+
+
+# -- flattening (everywhere) --------------------------------------------------------------------
+def test_flatten_depth_to_space1_states_every_field():
+    call = ops.get("DEPTH_TO_SPACE1").make_call(
+        {"InputTensor": TensorDesc(DataType.FLOAT16, (1, 8, 2, 3), (48, 6, 3, 1), 200, 16),
+         "OutputTensor": TensorDesc(DataType.FLOAT16, (1, 2, 4, 6))},
+        {"BlockSize": 2, "Order": "COLUMN_ROW_DEPTH"})
+    c = shim.flatten(call, execution_flags=int(ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION),
+                     graph=True).call
+    assert (c.operator_type, c.block_size, c.order) == (113, 2, 1)
+    assert (c.execution_flags, c.graph) == (1, 1)
+    i, o = c.input, c.output
+    assert (i.data_type, i.dimension_count, i.total_tensor_size_in_bytes,
+            i.guaranteed_base_offset_alignment) == (2, 4, 200, 16)
+    assert [i.sizes[k] for k in range(4)] == [1, 8, 2, 3]
+    assert [i.strides[k] for k in range(4)] == [48, 6, 3, 1]
+    assert not o.strides  # Strides omitted: NULL, packed
+    assert o.total_tensor_size_in_bytes == 96  # DMLCalcBufferTensorSize of {1,2,4,6} float16
+
+
+def test_flatten_resample_floats_as_float32_and_counts():
+    c = shim.flatten(resample1("LINEAR", scales=(1, 1, 0.1, 3), in_offsets=(0.5, 0.5, 0.3, 0),
+                               out_offsets=(-0.5, -0.5, 0, 0.25))).call
+    assert (c.operator_type, c.interpolation_mode, c.dimension_count) == (116, 1, 4)
+    assert c.scales[2] == np.float32(0.1) and c.input_pixel_offsets[2] == np.float32(0.3)
+    assert c.output_pixel_offsets[3] == 0.25
+    old = ops.get("RESAMPLE").make_call(
+        {"InputTensor": TensorDesc(DataType.FLOAT32, (1, 1, 2, 2)),
+         "OutputTensor": TensorDesc(DataType.FLOAT32, (1, 1, 4, 4))},
+        {"InterpolationMode": "NEAREST_NEIGHBOR", "Scales": [1, 1, 2, 2]})
+    c = shim.flatten(old).call
+    assert (c.operator_type, c.interpolation_mode, c.dimension_count) == (96, 0, 4)
+    assert not c.input_pixel_offsets and not c.output_pixel_offsets  # RESAMPLE has none
+
+
+def test_flatten_keeps_invalid_values_and_refuses_the_inexpressible():
+    call = ops.get("DEPTH_TO_SPACE1").make_call(
+        {"InputTensor": TensorDesc(DataType.FLOAT32, (1, 8, 2, 3)),
+         "OutputTensor": TensorDesc(DataType.FLOAT32, (1, 2, 4, 6))},
+        {"BlockSize": 2, "Order": 7})  # no DML_DEPTH_SPACE_ORDER: DirectML must say so
+    assert shim.flatten(call).call.order == 7
+    mismatch = ops.get("DEPTH_TO_SPACE1").make_call(
+        {"InputTensor": TensorDesc(DataType.FLOAT32, (1, 8, 2, 3), (48, 6, 1)),
+         "OutputTensor": TensorDesc(DataType.FLOAT32, (1, 2, 4, 6))},
+        {"BlockSize": 2, "Order": 0})
+    with pytest.raises(shim.InexpressibleError, match="one DimensionCount"):
+        shim.flatten(mismatch)
+    huge = ops.get("DEPTH_TO_SPACE1").make_call(
+        {"InputTensor": TensorDesc(DataType.FLOAT32, (1, 8, 2, 2**32)),
+         "OutputTensor": TensorDesc(DataType.FLOAT32, (1, 2, 4, 6))},
+        {"BlockSize": 2, "Order": 0})
+    with pytest.raises(shim.InexpressibleError, match="UINT"):
+        shim.flatten(huge)
+
+
+# -- the shim's answers (everywhere) ------------------------------------------------------------
+def status(hr=0, stage=0, message=b"", **fields) -> shim.Status:
+    s = shim.Status(hr=hr, stage=stage, guard_tensor=-1, **fields)
+    s.message = message
+    return s
+
+
+def test_outcomes_map_to_rejection_or_error():
+    shim.outcome(shim.OK, status())
+    with pytest.raises(DescRejected, match=r"at CreateOperator: 0x80070057 \(E_INVALIDARG\)"):
+        shim.outcome(shim.REJECTED_CREATE, status(hr=-2147024809, stage=2))
+    with pytest.raises(DescRejected, match=r"at CompileOperator: 0x887A0004 \(DXGI_ERROR_UNSUP"):
+        shim.outcome(shim.REJECTED_COMPILE, status(hr=0x887A0004 - 2**32, stage=3))
+    with pytest.raises(shim.DirectMLError, match=r"while executing: HRESULT 0x80004005 \(E_FAIL\)"
+                       r".*vkd3d says"):
+        shim.outcome(shim.FAILED, status(hr=0x80004005 - 2**32, stage=8, message=b"vkd3d says"))
+    with pytest.raises(shim.DirectMLError, match=r"device was removed.*0x887A0005"):
+        shim.outcome(shim.DEVICE_REMOVED, status(hr=0x887A0005 - 2**32, stage=8,
+                                                 removed_reason=0x887A0005 - 2**32))
+    guard = status(guard_bytes_changed=3, guard_offset=100)
+    guard.guard_tensor = 1
+    with pytest.raises(shim.DirectMLError, match=r"3 byte.*outside the bound range of OutputTen"):
+        shim.outcome(shim.OK, guard)
+
+
+def test_hresult_names():
+    assert shim.hresult_name(0x80070057) == "0x80070057 (E_INVALIDARG)"
+    assert shim.hresult_name(-2147024809) == "0x80070057 (E_INVALIDARG)"
+    assert shim.hresult_name(0x1234) == "0x00001234"
+
+
+def test_status_layout_matches_dmlshim_h():
+    # dmlshim.h: 6 x 4-byte fields, 2 doubles, 2048 characters
+    assert ctypes.sizeof(shim.Status) == 24 + 16 + 2048
+    assert shim.Call.input.offset == 48 and ctypes.sizeof(shim.Tensor) == 40
+
+
+# -- the layer manifest (everywhere) ------------------------------------------------------------
+def test_without_a_layer_every_case_says_to_run_the_setup(tmp_path, monkeypatch):
+    monkeypatch.setenv(layers.ENV_CACHE, str(tmp_path))
+    backend = DirectMLBackend()
+    case = load_file(ROOT / "cases/documented/depth_to_space1.yaml")[0]
+    result = run_case(case, backend)
+    assert result.status == "NOT_SUPPORTED"
+    assert "dmlconf directml setup" in result.message
+
+
+def test_a_layer_built_from_other_sources_is_stale(tmp_path, monkeypatch):
+    monkeypatch.setenv(layers.ENV_CACHE, str(tmp_path))
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / layers.SHIM).write_bytes(b"")
+    icd = tmp_path / "lvp_icd.json"
+    icd.write_text("{}")
+    layer = layers.Layer(tmp_path / "lib", icd, 0x6200, ("FLOAT32",), "0" * 64)
+    layers.manifest_path().write_text(json.dumps(layer.to_json()))
+    found, why = layers.load_layer()
+    assert found is None and "other sources" in why
+    layers.manifest_path().write_text(json.dumps(
+        {**layer.to_json(), "sources_sha256": layers.native_sources_sha256()}))
+    found, why = layers.load_layer()
+    assert why is None and found.feature_level == 0x6200 and found.data_types == ("FLOAT32",)
+
+
+# -- real DirectML (where the layer is built) ---------------------------------------------------
+@needs_layer
+def test_capabilities_are_what_directml_reports():
+    caps = DirectMLBackend().capabilities
+    assert int(caps.feature_level) == LAYER.feature_level
+    assert set(caps.operators) == set(ops.OPERATORS)
+    for name, types in caps.operators.items():
+        assert {t.name for t in types} <= set(LAYER.data_types), name
+
+
+@needs_layer
+@pytest.mark.parametrize("backend_class", [DirectMLBackend, DirectMLGraphBackend])
+def test_documented_depth_to_space1_bit_for_bit(backend_class):
+    backend = backend_class()
+    cases = load_file(ROOT / "cases/documented/depth_to_space1.yaml")
+    assert len(cases) == 2
+    for case in cases:
+        result = run_case(case, backend)
+        assert result.status == "PASS", (case.id, result.message)
+    call, values = documented_depth_to_space1()  # the FLOAT32 form of the page's example
+    got = run(backend, call, values)
+    page = [[0, 18, 1, 19, 2, 20], [36, 54, 37, 55, 38, 56], [3, 21, 4, 22, 5, 23],
+            [39, 57, 40, 58, 41, 59], [9, 27, 10, 28, 11, 29], [45, 63, 46, 64, 47, 65],
+            [12, 30, 13, 31, 14, 32], [48, 66, 49, 67, 50, 68]]
+    assert got.reshape(8, 6).tolist() == page
+
+
+def run(backend, call, values):
+    buffers = {n: np.zeros(d.total_size, np.uint8) for n, d in call.tensors.items()}
+    write_tensor(call.tensors["InputTensor"], buffers["InputTensor"], values)
+    backend.create_operator(call)
+    backend.execute(call, buffers)
+    return read_tensor(call.tensors["OutputTensor"], buffers["OutputTensor"])
+
+
+@needs_layer
+@pytest.mark.parametrize("backend_class", [DirectMLBackend, DirectMLGraphBackend])
+def test_resample1_nearest_and_linear_of_the_probe(backend_class):
+    backend = backend_class()
+    x = np.array([1, 2, 3, 4], np.float32).reshape(1, 1, 2, 2)
+    nearest = run(backend, resample1("NEAREST_NEIGHBOR"), x)
+    assert nearest[0, 0].tolist() == [[1, 1, 2, 2], [1, 1, 2, 2], [3, 3, 4, 4], [3, 3, 4, 4]]
+    linear = run(backend, resample1("LINEAR"), x)
+    assert linear[0, 0].tolist() == [[1, 1.25, 1.75, 2], [1.5, 1.75, 2.25, 2.5],
+                                     [2.5, 2.75, 3.25, 3.5], [3, 3.25, 3.75, 4]]
+
+
+@needs_layer
+def test_an_invalid_desc_is_refused_at_create_operator():
+    call = ops.get("DEPTH_TO_SPACE1").make_call(
+        {"InputTensor": TensorDesc(DataType.FLOAT32, (1, 6, 2, 3)),  # 6 channels, block 2
+         "OutputTensor": TensorDesc(DataType.FLOAT32, (1, 1, 4, 6))},
+        {"BlockSize": 2, "Order": "DEPTH_COLUMN_ROW"})
+    with pytest.raises(DescRejected, match=r"at CreateOperator: 0x80070057 \(E_INVALIDARG\)"):
+        DirectMLBackend().create_operator(call)
+
+
+@needs_layer
+def test_execution_flags_reach_compile_operator():
+    backend = DirectMLBackend()
+    call, values = documented_depth_to_space1()
+    backend.execution_flags = ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION
+    assert run(backend, call, values).size == 48
+    # a bit that is no DML_EXECUTION_FLAGS value: DirectML's CompileOperator refuses it
+    with pytest.raises(DescRejected, match="at CompileOperator"):
+        backend.shim.run(call, None, execution_flags=0x8)
+    with pytest.raises(DescRejected, match="at CompileOperator"):
+        DirectMLGraphBackend().shim.run(call, None, execution_flags=0x8, graph=True)
+
+
+@needs_layer
+def test_all_buffers_come_back_and_padding_is_bound():
+    """The bound bytes include padding: the output's padding bytes keep their fill where
+    DirectML does not write, and the input comes back unchanged."""
+    call = ops.get("DEPTH_TO_SPACE1").make_call(
+        {"InputTensor": TensorDesc(DataType.FLOAT32, (1, 8, 2, 3)),
+         "OutputTensor": TensorDesc(DataType.FLOAT32, (1, 2, 4, 6), (64, 32, 8, 1))},
+        {"BlockSize": 2, "Order": "DEPTH_COLUMN_ROW"})
+    _, values = documented_depth_to_space1()
+    buffers = {"InputTensor": np.zeros(call.tensors["InputTensor"].total_size, np.uint8),
+               "OutputTensor": np.full(call.tensors["OutputTensor"].total_size, 0xCD, np.uint8)}
+    write_tensor(call.tensors["InputTensor"], buffers["InputTensor"], values)
+    before = buffers["InputTensor"].copy()
+    backend = DirectMLBackend()
+    backend.create_operator(call)
+    backend.execute(call, buffers)
+    assert np.array_equal(buffers["InputTensor"], before)
+    out = read_tensor(call.tensors["OutputTensor"], buffers["OutputTensor"])
+    want = ops.get("DEPTH_TO_SPACE1").reference(call, {"InputTensor": values})["OutputTensor"]
+    assert np.array_equal(out, want)
+    # the fill reached the D3D12 buffer and came back where DirectML did not write: without
+    # the output's bytes copied in, its padding would come back as the D3D12 buffer's zeros
+    padding = ~footprint_mask(call.tensors["OutputTensor"])
+    assert padding.sum() == 248 - 192 and np.all(buffers["OutputTensor"][padding] == 0xCD)
