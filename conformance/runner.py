@@ -318,15 +318,21 @@ def _judge(case: Case, backend: Backend, fill: int, memory_cap: int | None) -> _
     """Run once and judge every expected output against its legal envelope (FAIL outside it)
     and its strict model (QUALITY_WARNING outside it), and every relation bit for bit."""
     run = _Run(case, backend, fill, memory_cap)
+    named = case.calls[0]
     try:
         for named in case.calls:
             run.execute(named.name, named.call)
     except BindingError as exc:
         return _Verdict("FAIL", str(exc), run.info)
     except DescRejected as exc:
-        return _Verdict("FAIL", f"the backend rejected a valid desc: {exc}", run.info)
+        from conformance import diagnose  # the catalogue is loaded only when something FAILs
+
+        found = diagnose.explain_rejection(named.call)
+        message = f"the backend rejected a valid desc: {exc}"
+        return _Verdict("FAIL", f"{message} | diagnosis: {found['text']}" if found else message,
+                        run.info, diagnosis=found)
     verdict = _Verdict("PASS", info=run.info)
-    failures, warnings, failed = [], [], {}
+    failures, warnings, failed, related = [], [], {}, False
     for ref, exp in _expectations(case, run, backend_flags(backend)).items():
         got = run.bindings[ref].read()
         name = ref.split(".", 1)[0]
@@ -354,9 +360,10 @@ def _judge(case: Case, backend: Backend, fill: int, memory_cap: int | None) -> _
         if bad.any():
             failures.append(f"relation {left} == {right}{f' ({why})' if why else ''}: "
                             + compare.describe(a, Expected(b, rule="bit-exact"), bad, left))
+            related = True
     if failures:
         verdict.status, verdict.again = "FAIL", False
-        verdict.diagnosis = _diagnose(case, run, failed)
+        verdict.diagnosis = _diagnose(case, run, failed, backend_flags(backend), related)
         text = " | ".join(failures)
         verdict.message = (f"{text} | diagnosis: {verdict.diagnosis['text']}"
                            if verdict.diagnosis else text)
@@ -390,21 +397,31 @@ def _keep_failure(case: Case, run: _Run, ref: str, got: np.ndarray,
                                    "got": compare.format_value(got[idx])})
 
 
-def _diagnose(case: Case, run: _Run, failed: dict[str, dict[str, tuple[np.ndarray, Expected]]]
-              ) -> dict | None:
+def _diagnose(case: Case, run: _Run, failed: dict[str, dict[str, tuple[np.ndarray, Expected]]],
+              flags: ExecutionFlags, related: bool) -> dict | None:
     """What the catalogue of misreadings recognises in the failing outputs, call by call
-    (conformance.diagnose); the readings of every call, the texts joined."""
+    (conformance.diagnose): the outputs judged against expectations, and, where a relation
+    failed, every other call's outputs against the operator's reference for the inputs it was
+    given. The readings of every call, the texts joined."""
     from conformance import diagnose  # the catalogue is loaded only when something FAILs
 
     readings: list[str] = []
     texts: list[str] = []
-    for name, outputs in failed.items():
-        call = case.call(name)
+    for named in case.calls:
+        name, call = named.name, named.call
         spec = ops.get(call.operator)
-        found = diagnose.explain(
-            call, {t: run.bindings[f"{name}.{t}"].buffer for t in spec.inputs},
-            run.fill_of(name), {t: got for t, (got, _) in outputs.items()},
-            {t: exp for t, (_, exp) in outputs.items()})
+        inputs = {t: run.bindings[f"{name}.{t}"].buffer for t in spec.inputs}
+        if name in failed:
+            outputs = failed[name]
+            found = diagnose.explain(call, inputs, run.fill_of(name),
+                                     {t: got for t, (got, _) in outputs.items()},
+                                     {t: exp for t, (_, exp) in outputs.items()})
+        elif related:
+            found = diagnose.explain_by_reference(
+                call, inputs, run.fill_of(name),
+                {t: run.bindings[f"{name}.{t}"].read() for t in spec.outputs}, flags)
+        else:
+            continue
         if found:
             readings += [r for r in found["readings"] if r not in readings]
             texts.append(f"{name}: {found['text']}" if len(case.calls) > 1 else found["text"])

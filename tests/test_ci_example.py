@@ -44,5 +44,5 @@ def test_pytest_options_exist() -> None:
     from conformance import pytest_plugin
 
     text = Path(pytest_plugin.__file__).read_text()
-    for option in set(re.findall(r"--dml-[a-z]+", TEXT)):
+    for option in set(re.findall(r"--dml-[a-z]+(?:-[a-z]+)*", TEXT)):
         assert f'"{option}"' in text, option

@@ -30,12 +30,14 @@ RESAMPLE = {"RESAMPLE", "RESAMPLE1"}
 #: Family -> the operators it applies to (a family must cover each, and only these).
 APPLIES = {
     "bitlevel": DEPTH_SPACE | RESAMPLE,
+    "blocks": DEPTH_SPACE,
     "equivalence": DEPTH_SPACE | RESAMPLE,
     "invalid": DEPTH_SPACE | RESAMPLE,
     "large": DEPTH_SPACE | RESAMPLE,
     "layouts": DEPTH_SPACE | RESAMPLE,
     "offsets": RESAMPLE,
     "roundtrip": {"DEPTH_TO_SPACE1", "SPACE_TO_DEPTH1"},
+    "sampling": RESAMPLE,
     "tables": DEPTH_SPACE | RESAMPLE,
 }
 #: Representative subsets of the large offsets family for the broken backends (the reference

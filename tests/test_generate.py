@@ -76,6 +76,8 @@ def test_every_family_is_present_for_every_operator_it_applies_to() -> None:
         "invalid": every,
         "bitlevel": every,
         "large": every,
+        "blocks": every - resample,
+        "sampling": resample,
     }
     assert _family_operators() == applies
 

@@ -35,7 +35,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from conformance.results import FAILING, FORMAT, STATUSES, write_atomic
+from conformance.results import FAILING, FORMAT, NOT_RECOGNISED, STATUSES, write_atomic
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DEFAULT_MAX_FAILURES = 50
@@ -51,7 +51,6 @@ SHORT = {"NOT_SUPPORTED": "N/S", WARNING: "Q/W"}
 MARGIN_LOW = 1e-6
 MARGIN_EDGES = tuple(10.0 ** (k / 2) for k in range(-12, 1))
 #: The key of results.diagnoses counting the FAILs no misreading was recognised in.
-NOT_RECOGNISED = "(not recognised)"
 #: The cases closest to the bound listed in the HTML report and the Markdown summary.
 CLOSEST_HTML, CLOSEST_MARKDOWN = 20, 10
 
