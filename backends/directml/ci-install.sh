@@ -1,7 +1,7 @@
 #!/bin/sh
 # CI: what the directml backend needs on Debian 12 (bookworm), as root, then the layer built into
 # the cache (reused when present: keep ~/.cache/dml-conformance between CI runs to skip the
-# 3-5 min vkd3d-proton build). Reaches only the package registries (deb.debian.org, PyPI).
+# 2.5-5 min vkd3d-proton build). Reaches only the package registries (deb.debian.org, PyPI).
 #   sh backends/directml/ci-install.sh [PYTHON]       PYTHON: the venv's python (default: python)
 # Exits 0 without building when the machine cannot (not Debian, no root, no apt): the directml
 # tests then skip, saying why.

@@ -234,7 +234,7 @@ def build_vkd3d_proton(cache: Path, source: Path | None, jobs: int, force: bool
     say(f"vkd3d-proton: meson setup (log: {log})")
     run([*meson, "setup", str(build), str(src), "--buildtype=release", "-Denable_tests=false",
          "-Denable_extras=false"], env=env, log=log)
-    say(f"vkd3d-proton: ninja -j{jobs} (about 3-5 min on 2 cores)")
+    say(f"vkd3d-proton: ninja -j{jobs} (about 2.5-5 min on 2 cores)")
     run(["ninja", "-C", str(build), f"-j{jobs}"], env=env, log=log)
     (dist / "lib").mkdir(parents=True)
     (dist / "include").mkdir()
