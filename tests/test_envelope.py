@@ -203,3 +203,19 @@ def test_nan_and_infinity_in_linear_need_the_same_in_the_output() -> None:
     wrong = x.copy()
     wrong[1] = 2.0
     assert compare.judge(wrong, exp).status == "FAIL"
+
+
+def test_a_coordinate_legally_off_a_sample_may_weight_the_next_tap() -> None:
+    # Scale 1, half-pixel: c = o exactly, so the exact value reads one sample and the next tap
+    # has weight 0. A division 2 ulp high puts c a few float32 ulps past the sample: the next
+    # tap gets a tiny weight, which the coordinate term must cover (a hole found by the resample
+    # misreadings' legal backend on sampling/.../scale-1.6-size-x2).
+    call = resample_call(DataType.FLOAT32, (2,), (2,), "LINEAR", [1.0])
+    x = np.array([1.0, 1000.0], np.float32)
+    exp = expected(call, x)
+    dc = 2 * 2.0**-23 * 1.5  # the coordinate (0 + 0.5) / 1 - 0.5 with 0.5 / 1 two ulp high
+    got = np.array([1.0 + dc * 999.0, 1000.0], np.float32)
+    assert got[0] != exp.values[0]
+    assert compare.judge(got, exp).status in ("PASS", "QUALITY_WARNING")
+    # ... while a whole pixel off is still far outside
+    assert compare.judge(np.array([1000.0, 1000.0], np.float32), exp).status == "FAIL"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -267,12 +268,23 @@ def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]],
     y = x.astype(np.float64)
     multiplied = y  # the same sum with zero-weight taps multiplied in (NaN * 0 is NaN)
     magnitude = np.abs(y)
-    peak = magnitude
-    hi = lo = y
+    # The finite taps an evaluation may read: those of the exact coordinate, and those of any
+    # coordinate within its legal error (a tap of weight 0 may get a tiny weight).
+    finite = np.where(np.isfinite(y), y, np.nan)
+    peak, hi, lo = np.abs(finite), finite, finite
     coord_err = legal_err = 0.0
     for d, ((c, err), size) in enumerate(zip(axes, x.shape, strict=True)):
         i0, i1, t = linear_taps(c, size)
         shape = [-1 if k == d else 1 for k in range(x.ndim)]
+        reach = legal_axes[d]
+        reachable = (i0, i1, np.floor(np.clip(c - reach, 0, size - 1)).astype(np.int64),
+                     np.minimum(np.floor(np.clip(c + reach, 0, size - 1)).astype(np.int64) + 1,
+                                size - 1))
+        with warnings.catch_warnings():  # all-NaN slices: no finite tap, the center decides
+            warnings.simplefilter("ignore", RuntimeWarning)
+            peak = np.nanmax([np.take(peak, i, axis=d) for i in reachable], axis=0)
+            hi = np.nanmax([np.take(hi, i, axis=d) for i in reachable], axis=0)
+            lo = np.nanmin([np.take(lo, i, axis=d) for i in reachable], axis=0)
         with np.errstate(invalid="ignore"):
             multiplied = (np.take(multiplied, i0, axis=d) * (1 - t.reshape(shape))
                           + np.take(multiplied, i1, axis=d) * t.reshape(shape))
@@ -285,9 +297,6 @@ def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]],
             y = np.where(t == 0, first, first * (1 - t) + np.take(y, i1, axis=d) * t)
             magnitude = np.take(magnitude, i0, axis=d) * (1 - t) + np.take(magnitude, i1,
                                                                              axis=d) * t
-        peak = np.maximum(np.take(peak, i0, axis=d), np.take(peak, i1, axis=d))
-        hi = np.maximum(np.take(hi, i0, axis=d), np.take(hi, i1, axis=d))
-        lo = np.minimum(np.take(lo, i0, axis=d), np.take(lo, i1, axis=d))
         coord_err = coord_err + err.reshape(shape)
         legal_err = legal_err + legal_axes[d].reshape(shape)
     dtype = x.dtype
