@@ -89,6 +89,18 @@ def mismatches(got: np.ndarray, exp: Expected) -> np.ndarray:
     return ~ok
 
 
+def recentred(values: np.ndarray, envelope: Expected, rule: str = "") -> Expected:
+    """An envelope's judgement around other values of the same shape: their bits for exact and
+    one-of models (any NaN for a NaN where the envelope allows that), the same bound (and NaN
+    allowance) for 'within'. Used to judge a relation between two outputs, and a backend's
+    output against a misreading's."""
+    rule = rule or envelope.rule
+    if envelope.kind == "within":
+        return Expected(values, kind="within", center=values.astype(np.float64),
+                        bound=envelope.bound, nan_ok=envelope.nan_ok, rule=rule)
+    return Expected(values, any_nan=envelope.any_nan, rule=rule)
+
+
 def margin(got: np.ndarray, exp: Expected) -> float | None:
     """The largest |got - center| / bound over the elements of a 'within' model whose error is
     finite (NaN and infinity matched as such count 0); None for the other kinds."""

@@ -51,15 +51,6 @@ def _run(entry: misreadings.Misreading, call: OperatorCall,
     return {n: read_tensor(call.tensors[n], bindings[n]) for n in spec.outputs}
 
 
-def _recentred(values: np.ndarray, envelope: Expected) -> Expected:
-    """The envelope's judgement around another output: bits for exact and one-of models (any
-    NaN for a NaN where the envelope allows that), the same bound for 'within'."""
-    if envelope.kind == "within":
-        return Expected(values, kind="within", center=values.astype(np.float64),
-                        bound=envelope.bound)
-    return Expected(values, any_nan=envelope.any_nan)
-
-
 def matching(call: OperatorCall, input_buffers: Mapping[str, np.ndarray], fill: int,
              got: Mapping[str, np.ndarray], expected: Mapping[str, Expected]
              ) -> list[misreadings.Misreading]:
@@ -74,7 +65,7 @@ def matching(call: OperatorCall, input_buffers: Mapping[str, np.ndarray], fill: 
             continue
         if not any(compare.mismatches(out[n], expected[n].envelope).any() for n in judged):
             continue  # this reading is right here: it cannot explain a failure
-        if all(not compare.mismatches(got[n], _recentred(out[n], expected[n].envelope)).any()
+        if all(not compare.mismatches(got[n], compare.recentred(out[n], expected[n].envelope)).any()
                for n in judged):
             found.append(entry)
     return found
