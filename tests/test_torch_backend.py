@@ -5,7 +5,6 @@ in docs/peer-torch.md."""
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -165,10 +164,6 @@ def test_reasons_per_call(torch_backend: tb.TorchBackend) -> None:
 
 
 # -- certification runs -------------------------------------------------------------------------
-def _mismatch_bits(text: str) -> int:
-    return int(re.search(r"0x([0-9a-f]+)", text).group(1), 16)
-
-
 def explained(case: Case, result: Result) -> str | None:
     """Which torch behaviour of docs/peer-torch.md a FAIL shows, or None."""
     for named in case.calls:
@@ -181,22 +176,22 @@ def explained(case: Case, result: Result) -> str | None:
             if any(i == o and np.float32(s) != 1 for i, o, s in zip(src.sizes, out, a["Scales"],
                                                                     strict=True)):
                 return "linear ignores the scale where OutputSize == InputSize"
-            if src.data_type == F16 and "float32 error bound" in result.message:
-                return "float16 linear beyond the float32 bound"
-        elif src.data_type == F16 and result.mismatches and all(
-                _mismatch_bits(m["got"]) == _mismatch_bits(m["expected"]) | 0x200
-                and (_mismatch_bits(m["expected"]) & 0x7E00) == 0x7C00
-                for m in result.mismatches):
-            return "float16 signalling NaNs quieted by the 1-D/3-D nearest kernels"
+            if src.data_type == F16 and "legal envelope of float32 math" in result.message:
+                return "float16 linear in half precision, beyond the float32 envelope"
     return None
 
 
 SAMPLE = ["documented", "generated/bitlevel", "generated/offsets/fewer_dimensions.yaml",
           "generated/offsets/single_axis.yaml", "generated/equivalence", "generated/tables",
           "generated/roundtrip/depth_space.yaml"]
-SAMPLE_FAILS = {
+#: float16 signalling NaNs quieted by torch's 1-D/3-D nearest kernels: legal (nearest is not a
+#: raw move; docs/tolerances.md), a QUALITY_WARNING since issue 11.
+SAMPLE_WARNINGS = {
     "generated/bitlevel/resample/nearest/float16",
     "generated/bitlevel/resample1/nearest/float16",
+    "generated/tables/resample1/3d/nearest_neighbor/float16",
+}
+SAMPLE_FAILS = {
     "generated/equivalence/resample1-half-pixel-is-resample/1d/linear/float16",
     "generated/equivalence/resample1-half-pixel-is-resample/3d/linear/float16",
     "generated/offsets/resample/linear/1d/float16/1",
@@ -205,7 +200,6 @@ SAMPLE_FAILS = {
     "generated/offsets/resample/linear/3d/float16/0",
     "generated/offsets/resample/linear/3d/float16/1",
     "generated/offsets/resample/linear/3d/float16/2",
-    "generated/tables/resample1/3d/nearest_neighbor/float16",
 }
 
 
@@ -214,11 +208,14 @@ def test_certification_sample(torch_backend: tb.TorchBackend) -> None:
     results = runner.run_cases(cases, torch_backend)
     by_id = {c.id: c for c in cases}
     statuses = {r.status for r in results}
-    assert statuses <= {"PASS", "FAIL", "NOT_SUPPORTED"}
+    assert statuses <= {"PASS", "QUALITY_WARNING", "FAIL", "NOT_SUPPORTED"}
     assert sum(r.status == "PASS" for r in results) > 250
     fails = {r.id: explained(by_id[r.id], r) for r in results if r.status == "FAIL"}
     assert set(fails) == SAMPLE_FAILS
     assert None not in fails.values(), fails
+    warned = [r for r in results if r.status == "QUALITY_WARNING"]
+    assert {r.id for r in warned} == SAMPLE_WARNINGS
+    assert all("a NaN may come back as any NaN" in r.message for r in warned)
     documented = [r for r in results if r.id.startswith("documented/")]
     assert {r.status for r in documented} == {"PASS", "NOT_SUPPORTED"}
 
