@@ -36,6 +36,9 @@ BUILTIN: dict[str, str] = {
     "torch": "backends.torch_backend:TorchBackend",  # the 'torch' extra
     "torch-cuda": "backends.torch_backend:TorchCudaBackend",  # a CUDA build of torch
     "dxdispatch": "backends.dxdispatch:DxDispatchBackend",  # DirectML via DxDispatch
+    # real DirectML on Linux through vkd3d-proton on lavapipe (`dmlconf directml setup` first)
+    "directml": "backends.directml:DirectMLBackend",
+    "directml-graph": "backends.directml:DirectMLGraphBackend",  # the same through CompileGraph
 }
 
 

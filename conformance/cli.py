@@ -462,6 +462,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_directml(args: argparse.Namespace) -> int:
+    from backends.directml import setup  # the DirectML-on-Linux layer: only for this command
+
+    return setup.main(args.rest)
+
+
 def cmd_explore(args: argparse.Namespace) -> int:
     from conformance import explore  # imports Hypothesis: only for this command
 
@@ -566,6 +572,13 @@ def parser() -> argparse.ArgumentParser:
     selection(show)
     show.add_argument("--backend", default="numpy", help="backend for the reproduce command")
     show.set_defaults(func=cmd_show)
+    dml = sub.add_parser("directml", add_help=False,
+                         help="build or inspect the DirectML-on-Linux layer of the `directml` "
+                              "backend: `dmlconf directml setup [--source PATH]`, `dmlconf "
+                              "directml status` (docs/directml-linux.md)")
+    dml.add_argument("rest", nargs=argparse.REMAINDER)
+    dml.set_defaults(func=cmd_directml)
+
     gen = sub.add_parser("generate", help="write the property-generated cases (deterministic)")
     gen.add_argument("--out", default="cases/generated", help="folder (default: cases/generated)")
     gen.add_argument("--counts", default="docs/case-counts.md",
@@ -604,6 +617,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["directml"]:  # its own parser takes every option (and --help)
+        return cmd_directml(argparse.Namespace(rest=given[1:]))
     args = parser().parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the command as given
     try:
