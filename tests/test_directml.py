@@ -248,3 +248,59 @@ def test_all_buffers_come_back_and_padding_is_bound():
     # the output's bytes copied in, its padding would come back as the D3D12 buffer's zeros
     padding = ~footprint_mask(call.tensors["OutputTensor"])
     assert padding.sum() == 248 - 192 and np.all(buffers["OutputTensor"][padding] == 0xCD)
+
+
+# -- the CI baseline of known findings (everywhere) ----------------------------------------------
+def test_the_baseline_classifies_known_findings_and_refuses_new_ones():
+    from backends.directml import baseline
+    from conformance.casefile import load_cases
+
+    cases = load_cases([ROOT / "cases" / "generated" / "sampling"])
+    by_kind = {}
+    for c in cases:
+        call = c.calls[0].call
+        key = (call.attributes["InterpolationMode"], call.tensors["InputTensor"].data_type.name)
+        by_kind.setdefault(key, c)
+    nearest8, linear, nearest32 = (by_kind[("NEAREST_NEIGHBOR", "UINT8")],
+                                   by_kind[("LINEAR", "FLOAT32")],
+                                   by_kind[("NEAREST_NEIGHBOR", "FLOAT32")])
+    doc = {"results": [{"id": nearest8.id, "status": "FAIL", "ambiguous": None},
+                       {"id": linear.id, "status": "FAIL", "ambiguous": None},
+                       {"id": nearest32.id, "status": "PASS", "ambiguous": None}]}
+    text = baseline.build(doc, cases)
+    from conformance.baseline import parse
+    entries = parse(text).entries
+    assert [e.reason for e in entries] == [baseline.CAUSES["linear-edges"],
+                                           baseline.CAUSES["nearest-8bit"]]
+    ids = [c.id for c in cases]
+    from conformance.casefile import id_matches
+    for e in entries:  # each entry names exactly one case
+        assert len([i for i in ids if id_matches(i, e.cases)]) == 1, e.cases
+    doc["results"][2]["status"] = "FAIL"  # a FLOAT32 nearest FAIL has no known cause
+    with pytest.raises(ValueError, match="no known cause"):
+        baseline.build(doc, cases)
+
+
+def test_exact_patterns_match_one_id_only():
+    from backends.directml.baseline import exact
+    from conformance.casefile import id_matches
+
+    ids = ["a/b/1", "a/b/10", "a/c"]
+    for i in ids:
+        assert [j for j in ids if id_matches(j, exact(i, ids))] == [i]
+    assert exact("a/c", ids) == "a/c" and exact("a/b/1", ids) == "a/b/[1]"
+
+
+@needs_layer
+def test_the_committed_baseline_names_every_known_finding_of_the_suite(tmp_path):
+    """The whole committed suite on real DirectML, with the committed baseline: exit 0 (every
+    FAIL is a known finding) and no entry stale (every finding still there)."""
+    from conformance.cli import main
+
+    out = tmp_path / "dml.json"
+    assert main(["run", "-q", "--backend", "directml", "--json", str(out), "--baseline",
+                 str(ROOT / "backends" / "directml" / "baseline-lavapipe.yaml")]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["baseline"]["stale"] == []
+    assert [r["id"] for r in doc["results"] if r["status"] == "FAIL" and not r["ambiguous"]] == []
+    assert doc["summary"]["XFAIL"] > 0
