@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field, fields
@@ -31,6 +32,47 @@ FAILING = ("FAIL", "ERROR", "TIMEOUT")
 PASSING = ("PASS", "QUALITY_WARNING", "XPASS")
 #: The levels at which the operators' tables change: the levels a verdict is given for.
 VERDICT_LEVELS = tuple(FeatureLevel.parse(t) for t in ("1_0", "2_0", "2_1", "5_0", "5_1", "6_2"))
+
+#: What no writer can carry as it is: C0 control characters but tab and line feed (a CR too:
+#: a lone one rewrites a terminal line; CRLF becomes LF first), DEL and the C1 controls (ESC and
+#: CSI drive terminals), lone surrogates (no UTF-8 encoder takes them), the line separators
+#: U+2028 and U+2029 (Python splits lines there, other readers do not) and the noncharacters
+#: U+FFFE and U+FFFF (XML 1.0 forbids them, with most C0 controls and the surrogates).
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_text(text: str) -> str:
+    """`text` as every writer can write it the same way: each UNSAFE character is replaced by
+    its escape as text, `\\x1b` (backslash, x, two hex digits) below U+0100 and `\\ud800`
+    (backslash, u, four hex digits) above; a CRLF line end becomes LF, and a high surrogate
+    followed by a low one becomes the character they encode. What is left is valid UTF-8, legal
+    in XML 1.0, and has no line break but LF. Idempotent; safe text is returned as it is."""
+    if not UNSAFE.search(text):
+        return text
+    text = text.replace("\r\n", "\n")
+    if _SURROGATE.search(text):  # a pair (from UTF-16 text) is one character
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    return UNSAFE.sub(_escape, text)
+
+
+def sanitise(value: Any) -> Any:
+    """`value` with every string in it (dict keys too, in lists, tuples and dicts at any depth)
+    made safe_text; containers are copied, other values kept."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, dict):
+        return {sanitise(k): sanitise(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [sanitise(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(sanitise(v) for v in value)
+    return value
 
 
 @dataclass
@@ -62,6 +104,19 @@ class Result:
     #: (conformance.diagnose): {"readings": [keys of the matching wrong readings], "text": the
     #: sentence a reader acts on}. None when nothing was recognised or the case passed.
     diagnosis: dict[str, Any] | None = None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Every field is sanitised as it is set: by the constructor (and so by from_json and
+        dataclasses.replace) and by any later assignment, so that every writer (the journal,
+        the results JSON, the reports, the terminal) gets the same safe text. A list or dict
+        set as a field is a copy: append to a result's list only through a new assignment."""
+        object.__setattr__(self, name, sanitise(value))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled (a result sent back by a worker process): sanitised here too, whatever
+        the worker did."""
+        for name, value in state.items():
+            setattr(self, name, value)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Result:
@@ -156,8 +211,10 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
     exits 1. execution: how the cases were run (workers, isolation, limits). shard: for one
     shard of a sharded run, {"index", "count", "cases", "of_cases", "full_case_set_sha256"}
     (`dmlconf merge` joins the shards). execution_flags: the DML_EXECUTION_FLAGS by name ([]:
-    NONE). "diagnoses" counts the FAILs each misreading of the catalogue was recognised in."""
-    return {
+    NONE). "diagnoses" counts the FAILs each misreading of the catalogue was recognised in.
+    Its text is sanitised (safe_text) like the results': the backend's capabilities, the
+    command, paths and load errors may hold anything."""
+    doc = sanitise({
         "format": FORMAT,
         "suite_version": __version__,
         "case_set_sha256": case_set_sha256,
@@ -179,8 +236,9 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
         "load_errors": list(load_errors or []),
         "execution": execution,
         "shard": shard,
-        "results": [r.to_json() for r in results],
-    }
+    })
+    doc["results"] = [r.to_json() for r in results]  # sanitised when they were made
+    return doc
 
 
 def write(doc: dict[str, Any], path: str | Path) -> None:
