@@ -178,7 +178,7 @@ def test_a_run_with_control_characters_writes_every_report_and_exits_1(
     monkeypatch.setattr(journal.Journal, "finish", keep)
     out = {kind: tmp_path / name for kind, name in
            (("json", "r.json"), ("junit", "j.xml"), ("markdown", "s.md"), ("html", "r.html"))}
-    code = main(["run", "-q", "--cases", str(DOCUMENTED), "--backend", f"{HERE}:{backend}",
+    code = main(["run", "--cases", str(DOCUMENTED), "--backend", f"{HERE}:{backend}",
                  *(x for kind, path in out.items() for x in (f"--{kind}", str(path)))])
     stdout, stderr = capsys.readouterr()
     assert code == 1, stderr
@@ -204,7 +204,8 @@ def test_a_run_with_control_characters_writes_every_report_and_exits_1(
     # HTML: the message, escaped
     assert f'<div class="msg">{html.escape(message, quote=True)}</div>' \
         in text["html"].replace("&#39;", "&#x27;")
-    # the terminal: the summary's line, and no raw control character on either stream
+    # the terminal: the progress and the summary's lines, no raw control character anywhere
+    assert f"ERROR {raised['id']}: {message.splitlines()[0][:300]}\n" in stderr
     assert f"ERROR {raised['id']}: {message.splitlines()[0][:200]}" in stdout
     for stream in (stdout, stderr):
         assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", stream)
