@@ -168,12 +168,17 @@ def _create(journal: Path, lock: Path) -> int | None:
 
 
 def _unlock(journal: Path, fd: int, flock: bool) -> None:
+    """Release the lock and remove its file, unless the file is no longer ours (removed by
+    hand, and taken by another run since)."""
     lock = lock_path_for(journal)
-    if flock:  # removed while held: a run that opens it meanwhile sees it gone (_lock)
+    try:
+        ours = os.path.samestat(os.stat(lock), os.fstat(fd))
+    except OSError:
+        ours = False
+    if flock and ours:  # removed while held: a run that opens it meanwhile sees it gone (_lock)
         lock.unlink(missing_ok=True)
-        os.close(fd)
-    else:  # closed first: Windows removes no open file
-        os.close(fd)
+    os.close(fd)
+    if not flock and ours:  # closed first: Windows removes no open file
         lock.unlink(missing_ok=True)
 
 

@@ -110,6 +110,17 @@ def test_the_journal_api_holds_the_lock_until_it_closes(tmp_path: Path) -> None:
     assert sorted(tmp_path.iterdir()) == []
     journal.Journal(path, RUN).abandon()  # nothing added: nothing left
     assert sorted(tmp_path.iterdir()) == []
+    # a lock file removed by hand (and so taken by another run): its first holder's release
+    # leaves the new holder's alone
+    first = journal.Journal(path, RUN)
+    lock.unlink()
+    second = journal.Journal(path, RUN, resume=True)
+    first.close()
+    assert lock.exists()
+    with pytest.raises(journal.JournalError, match="is in use by another run"):
+        journal.Journal(path, RUN, resume=True)
+    second.finish()
+    assert sorted(tmp_path.iterdir()) == []
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
