@@ -1,6 +1,7 @@
 """No lost results: the results file is written atomically; a run interrupted by Ctrl-C or
 SIGTERM keeps what it finished in its journal and leaves the old results file alone; --resume
-runs only the cases the journal lacks, and gives the document of an uninterrupted run."""
+runs only the cases the journal lacks, and gives the document of an uninterrupted run. An
+interrupted run releases the journal's lock (tests/test_journal_lock.py: the lock itself)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ def test_ctrl_c_keeps_the_journal_and_resume_finishes_the_run(
     assert out.read_text() == "the previous run's results\n"  # untouched
     header, done = journal.read(journal.path_for(out))
     assert header["backend"].endswith("InterruptingBackend") and len(done) == 5
+    assert not journal.lock_path_for(journal.path_for(out)).exists()  # released
 
     assert main([*args, "--resume"]) == 0
     err = capsys.readouterr().err
@@ -143,6 +145,7 @@ def test_a_signal_to_an_isolated_parallel_run(tmp_path: Path, uninterrupted: dic
     assert f"dmlconf: {word} after" in err and not out.exists()
     _, done = journal.read(path)
     assert 3 <= len(done) < 18
+    assert not journal.lock_path_for(path).exists()  # the interrupted run released its lock
     resumed = subprocess.run([*args, "--resume"], cwd=ROOT, capture_output=True, text=True,
                              timeout=120)
     assert resumed.returncode == 0, resumed.stderr
