@@ -588,6 +588,7 @@ def load_text(text: str, path: str | Path = "<text>",
     except CaseFileError as exc:
         return _fail(exc, errors)
     cases = []
+    hashing = [MAX_HASHED_BYTES]  # the file's budget for telling missing sha256s
     for i, item in enumerate(doc["cases"]):
         try:
             merged = _LineDict({**defaults, **item})
@@ -596,7 +597,7 @@ def load_text(text: str, path: str | Path = "<text>",
             error = _schema_error(case_validator, merged, path, ("cases", i))
             if error:
                 raise error
-            cases.append(_build_checked(merged, path))
+            cases.append(_build_checked(merged, path, hashing))
         except CaseFileError as exc:
             _fail(exc, errors)
     return cases
@@ -619,10 +620,10 @@ def _check_work(items: list[Any], defaults: dict[str, Any], path: str | Path) ->
 UNEXPECTED = "could not be checked (a loader bug; please report it)"
 
 
-def _build_checked(item: _LineDict, path: str | Path) -> Case:
+def _build_checked(item: _LineDict, path: str | Path, hashing: list[int]) -> Case:
     """_build, whose failures are all CaseFileErrors that name the case."""
     try:
-        return _build(item, path)
+        return _build(item, path, hashing)
     except CaseFileError:
         raise
     except (ArithmeticError, LookupError, TypeError, ValueError, MemoryError,
@@ -644,7 +645,10 @@ def _schema_message(err: jsonschema.ValidationError) -> str:
     return err.message
 
 
-def _build(item: _LineDict, path: str | Path) -> Case:
+def _build(item: _LineDict, path: str | Path, hashing: list[int]) -> Case:
+    """The Case of a merged case mapping. hashing: [bytes of generated values the loader may
+    still make, in this file, to tell a missing sha256], charged."""
+
     def fail(message: str, *keys: Any) -> CaseFileError:
         return CaseFileError(path, _line_of(item, list(keys)), f"case {item['id']}: {message}")
 
@@ -719,7 +723,8 @@ def _build(item: _LineDict, path: str | Path) -> Case:
                            f", {text} has {list(case.desc(full).sizes)}", "inputs", text)
         elif "take" in src:
             raise fail("'take' applies to a 'from' source only", "inputs", text)
-        _check_source(source, case.desc(full), lambda m, t=text: fail(m, "inputs", t))
+        _check_source(source, case.desc(full), lambda m, t=text: fail(m, "inputs", t),
+                      made=item.get("expected") != "rejected", hashing=hashing)
         case.inputs[full] = source
     for c in case.calls:
         for tensor in ops.get(c.call.operator).inputs:
@@ -790,9 +795,9 @@ def _build(item: _LineDict, path: str | Path) -> Case:
     return case
 
 
-#: The largest generated input the loader makes to tell its sha256 (the runner's
-#: MAX_BUFFER_BYTES: a larger tensor is never materialised).
-_MAX_GENERATED_BYTES = 1 << 30
+#: The most bytes of generated values the loader makes, per file, to tell the sha256 of inputs
+#: that lack it (a few seconds of work at most; hashed chunk by chunk, never held whole).
+MAX_HASHED_BYTES = 64 << 20
 
 
 def _take(spec: dict[str, Any] | None, sizes: Sequence[int], fail: Any) -> Take | None:
@@ -808,8 +813,12 @@ def _take(spec: dict[str, Any] | None, sizes: Sequence[int], fail: Any) -> Take 
     return Take(axis, indices)
 
 
-def _check_source(source: Source, desc: TensorDesc, fail: Any) -> None:
-    """Values must fit the tensor; generated ones need their recorded sha256."""
+def _check_source(source: Source, desc: TensorDesc, fail: Any, *, made: bool,
+                  hashing: list[int]) -> None:
+    """Values must fit the tensor; generated ones need their recorded sha256. made: the case's
+    inputs are made when it runs (not a rejected case): generated ones must be within the
+    memory limit (inputs.MAX_WORKING_BYTES), checked here from the desc before anything is
+    made. hashing: [bytes left], charged when a missing sha256 is computed to be told."""
     try:
         if source.kind == "values":
             sources.from_values(source.params, desc)
@@ -825,14 +834,23 @@ def _check_source(source: Source, desc: TensorDesc, fail: Any) -> None:
                     value = source.params.get(key, 0)
                     if not (isinstance(value, int) or math.isfinite(value)):
                         raise fail(f"random: {key} must be a finite number, not {value!r}")
-            if source.kind == "constant":  # the value must be one of the type
-                sources.generate(source.kind, source.params, TensorDesc(desc.data_type, (1,)))
+            # the parameters must make values of the type (a constant in range, a whole iota
+            # start on an integer type): checked on one element
+            sources.generate(source.kind, source.params, TensorDesc(desc.data_type, (1,)))
+            if made:
+                try:
+                    sources.check_working_memory(source.kind, source.params, desc)
+                except sources.TooLargeError as exc:
+                    raise fail(f"generated input too large: {exc} (docs/case-format.md, "
+                               "Limits)") from None
             if source.sha256 is None:
                 size = desc.element_count * desc.data_type.size
-                if size > _MAX_GENERATED_BYTES:
-                    raise fail(f"generated input needs its sha256 (its {size} bytes are too many "
-                               "to generate here)")
-                got = sources.sha256(sources.generate(source.kind, source.params, desc))
+                if size > hashing[0]:
+                    raise fail(f"generated input needs its sha256 (its {size:,} bytes are too "
+                               "many to generate here: the loader makes at most "
+                               f"{_mib(MAX_HASHED_BYTES)} per file to tell missing hashes)")
+                hashing[0] -= size
+                got = sources.generated_sha256(source.kind, source.params, desc)
                 raise fail(f"generated input needs its sha256 (the bytes generated now hash to "
                            f"{got})")
     except sources.SourceError as exc:
