@@ -11,6 +11,8 @@ import gc
 import hashlib
 import json
 import math
+import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -452,13 +454,16 @@ def require_paths(paths: Iterable[str | Path]) -> None:
 
 def case_files(paths: Iterable[str | Path],
                errors: list[CaseFileError] | None = None) -> list[Path]:
-    """The .yaml/.yml files under the given files and folders, in a stable order. A path that
-    does not exist is an error (raised, or appended to errors and skipped)."""
+    """The .yaml/.yml files under the given files and folders, in a stable order (a folder
+    named *.yaml is searched, not listed). A path that does not exist is an error (raised, or
+    appended to errors and skipped). Nothing is opened here: load_file refuses what is not a
+    regular file."""
     found: list[Path] = []
     for p in map(Path, paths):
         try:
             if p.is_dir():
-                found += sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml"))
+                found += sorted(q for q in p.rglob("*")
+                                if q.suffix in (".yaml", ".yml") and not q.is_dir())
             elif p.exists():
                 found.append(p)
             else:
@@ -499,12 +504,21 @@ def load_cases(paths: Iterable[str | Path],
 
 
 def load_file(path: str | Path, errors: list[CaseFileError] | None = None) -> list[Case]:
-    """The cases of one file (errors: as for load_cases)."""
+    """The cases of one file (errors: as for load_cases). Only a regular file is read: a FIFO,
+    a device, a socket or a folder (or a symbolic link to one) is refused without opening it."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
+        refused = _not_regular(os.stat(path), path)
+        if refused is None:
+            # Not blocking in open(): a FIFO put in the file's place since the stat is
+            # refused below (fstat of what was opened), not waited on.
+            flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+            with open(os.open(path, flags | getattr(os, "O_BINARY", 0)), "rb") as f:
+                refused = _not_regular(os.fstat(f.fileno()), path)
+                data = b"" if refused else f.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         return _fail(CaseFileError(path, None, f"cannot read: {exc.strerror or exc}"), errors)
+    if refused:
+        return _fail(CaseFileError(path, None, refused), errors)
     if len(data) > MAX_FILE_BYTES:
         return _fail(CaseFileError(path, None, f"the file is larger than {_mib(MAX_FILE_BYTES)}, "
                                                "the limit for a case file"), errors)
@@ -524,6 +538,22 @@ def load_file(path: str | Path, errors: list[CaseFileError] | None = None) -> li
     finally:
         if enabled:
             gc.enable()
+
+
+_FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISDIR, "a folder"))
+
+
+def _not_regular(status: os.stat_result, path: str | Path) -> str | None:
+    """Why a file of this status is not read as a case file, or None for a regular file."""
+    if stat.S_ISREG(status.st_mode):
+        return None
+    what = next((name for test, name in _FILE_KINDS if test(status.st_mode)),
+                f"of file type {stat.S_IFMT(status.st_mode):#o}")
+    link = ", through a symbolic link" if os.path.islink(path) else ""
+    return (f"not a regular file: it is {what}{link}; only regular files are read as case "
+            "files (it was not opened)")
 
 
 def _mib(n: int) -> str:

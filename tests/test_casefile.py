@@ -446,6 +446,10 @@ def test_missing_and_unreadable_paths(tmp_path: Path) -> None:
     assert_error(load_error(path), path, 1, "not UTF-8 text: byte 0xff in column 9")
     with pytest.raises(CaseFileError) as info:
         load_file(tmp_path)  # a folder
+    assert info.value.message.startswith("not a regular file: it is a folder")
+    (tmp_path / "broken.yaml").symlink_to(tmp_path / "gone.yaml")
+    with pytest.raises(CaseFileError) as info:
+        load_file(tmp_path / "broken.yaml")
     assert info.value.message.startswith("cannot read: ")
 
 

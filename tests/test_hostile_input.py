@@ -4,14 +4,19 @@ proportion to the file.
 
 A Hypothesis fuzz of the loader (arbitrary text and bytes; real case documents with one node
 replaced or one key added, holding a hostile value), then one test per kind of hostile input,
-then loading with an error list, where the good files and cases still load.
+then loading with an error list, where the good files and cases still load, and only regular
+files are read (a FIFO, a device, a socket is refused without being opened).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import math
 import os
+import socket
+import subprocess
+import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -469,3 +474,55 @@ def test_errors_list_keeps_the_good_files_and_cases(tmp_path: Path) -> None:
     assert load_text("cases: [\n", "x.yaml", errors) == [] and len(errors) == 1
     assert str(errors[0]).startswith("x.yaml:2: not valid YAML")
 
+
+# -- only regular files are read ------------------------------------------------------------------
+#: Loads the paths in a child process, so that a loader that blocks opening a FIFO fails the
+#: test at the timeout instead of hanging it.
+LOAD_IN_A_CHILD = """
+import json, sys, time
+from conformance.casefile import load_cases
+errors = []
+started = time.perf_counter()
+cases = load_cases(sys.argv[1:], errors)
+print(json.dumps({"ids": [c.id for c in cases], "seconds": time.perf_counter() - started,
+                  "errors": [[e.path, e.line, e.message] for e in errors]}))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_only_regular_files_are_read_as_case_files(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FIFO named *.yaml hung the loader in open() for ever and the valid files never ran.
+    FIFOs, devices and sockets, and links to them, are refused with what they are, without
+    being opened; the regular files around them load."""
+    folder = tmp_path / "cases"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a-good.yaml").write_text(VALID)
+    os.mkfifo(folder / "b-fifo.yaml")
+    (folder / "c-link.yaml").symlink_to(folder / "b-fifo.yaml")
+    (folder / "d-null.yaml").symlink_to(os.devnull)
+    monkeypatch.chdir(folder)  # a short relative path: AF_UNIX paths are short
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind("e-socket.yaml")
+    (folder / "f-folder.yaml").mkdir()  # a folder named like a case file is searched, not read
+    (folder / "f-folder.yaml" / "g-good.yaml").write_text(VALID.replace("t/one", "t/three"))
+    (folder / "sub" / "z-good.yml").write_text(VALID.replace("t/one", "t/two"))
+    alone = tmp_path / "alone.yaml"
+    os.mkfifo(alone)
+
+    done = subprocess.run([sys.executable, "-c", LOAD_IN_A_CHILD, str(folder), str(alone)],
+                          capture_output=True, text=True, timeout=120, cwd=CASES.parent)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["ids"] == ["t/one", "t/three", "t/two"]
+    assert got["seconds"] < 5, got["seconds"]
+    refused = "not a regular file: it is {}; only regular files are read as case files (it was " \
+              "not opened)"
+    link = ", through a symbolic link"
+    assert sorted(got["errors"]) == sorted([
+        [str(folder / "b-fifo.yaml"), None, refused.format("a FIFO (named pipe)")],
+        [str(folder / "c-link.yaml"), None, refused.format("a FIFO (named pipe)" + link)],
+        [str(folder / "d-null.yaml"), None, refused.format("a character device" + link)],
+        [str(folder / "e-socket.yaml"), None, refused.format("a socket")],
+        [str(alone), None, refused.format("a FIFO (named pipe)")],
+    ])
