@@ -283,6 +283,9 @@ MALFORMED = [
     ("iota with a fractional step on an integer type",
      fault(VALID, 12, "values: [1, 2, 3, 4, 5, 6]", "iota: {start: 1, step: 0.5}"), 12,
      ["iota on UINT8 needs whole start and step"]),
+    ("iota with a fractional start and a sha256",  # refused at load, not when it runs
+     fault(VALID, 12, "values: [1, 2, 3, 4, 5, 6]", f"iota: {{start: 0.5}}, sha256: {SHA}"), 12,
+     ["iota on UINT8 needs whole start and step"]),
     ("two sources for one input", fault(VALID, 12, "}", ", constant: 1}"), 12,
      ["(constant, values) is not one of the allowed forms"]),
     ("unknown random distribution", fault(VALID, 12, "values: [1, 2, 3, 4, 5, 6]",
