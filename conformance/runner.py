@@ -8,6 +8,14 @@ outputs pre-filled), create the operator, execute, and judge:
 - ERROR: the backend raised anything but DescRejected;
 - writes into an output's padding inside TotalTensorSizeInBytes are legal (spec-notes §2):
   recorded in `info`, never a failure.
+
+The backend's code is reached only through an Executor: its two calls (create_operator,
+execute) on bindings the harness owns. In-process it is InProcess(backend), the backend's own
+methods on views of the bindings; in an isolated run it is conformance.workers' RPC to a worker
+process that holds only the backend, the bindings' bytes (guards included) crossing in shared
+memory and copied back into the harness's private bindings before anything is checked. Either
+way everything else here (materialising, the guard and input checks, the expected values and
+the judgement) runs in the calling process: in an isolated run, out of the backend's reach.
 """
 
 from __future__ import annotations
@@ -15,17 +23,19 @@ from __future__ import annotations
 import os
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import numpy as np
 
-from backends.base import Backend, DescRejected
+from backends.base import Backend, Capabilities, DescRejected
 from conformance import compare, ops
 from conformance import inputs as sources
 from conformance.casefile import Case, logical_values
 from conformance.compare import Expected
 from conformance.flags import ExecutionFlags
+from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.results import FAILING, Result
 from conformance.tensors import (
@@ -70,11 +80,24 @@ def case_bytes(case: Case) -> int:
     return sum(d.total_size for named in case.calls for d in named.call.tensors.values())
 
 
+class Claims(Protocol):
+    """What the runner reads of a backend to decide whether a case is its to run: a Backend,
+    or in an isolated run what its worker said of it (conformance.workers.RemoteBackend)."""
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    @property
+    def claimed_level(self) -> FeatureLevel: ...
+
+    def unsupported_reason(self, call: OperatorCall) -> str | None: ...
+
+
 class CaseError(Exception):
     """The case cannot be run as written (e.g. generated inputs drifted): an ERROR."""
 
 
-def unsupported_reason(case: Case, backend: Backend) -> str | None:
+def unsupported_reason(case: Case, backend: Claims) -> str | None:
     """Why the backend's declared capabilities exclude this case, or None."""
     caps = backend.capabilities
     claimed = backend.claimed_level
@@ -128,6 +151,31 @@ class _Binding:
         return read_tensor(self.desc, self.buffer)
 
 
+class Executor(Protocol):
+    """Where the backend's code runs: its two calls, on bindings the harness owns. The
+    bindings' bytes (guards included) are the backend's to write during execute; the runner
+    reads them only after execute returns."""
+
+    def create_operator(self, call: OperatorCall) -> None: ...
+
+    def execute(self, call: OperatorCall, bindings: Mapping[str, _Binding]) -> None: ...
+
+
+class InProcess:
+    """The executor of an in-process run: the backend's own methods, on views of the bindings
+    (TotalTensorSizeInBytes each, between the guards). Not tamper-proof: the backend shares the
+    process, and so the modules, of the judge."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    def create_operator(self, call: OperatorCall) -> None:
+        self.backend.create_operator(call)
+
+    def execute(self, call: OperatorCall, bindings: Mapping[str, _Binding]) -> None:
+        self.backend.execute(call, {t: b.buffer for t, b in bindings.items()})
+
+
 class OverBudget(CaseError):  # noqa: N818 - reads as what happened: the case is over budget
     """A buffer the runner will not materialise: beyond MAX_BUFFER_BYTES or the memory cap."""
 
@@ -157,9 +205,9 @@ def _allocate(desc: TensorDesc, fill: int, budget: list[int] | None = None) -> _
 class _Run:
     """One execution of a case's calls with one output fill byte."""
 
-    def __init__(self, case: Case, backend: Backend, fill: int,
+    def __init__(self, case: Case, executor: Executor, fill: int,
                  memory_cap: int | None = None) -> None:
-        self.case, self.backend, self.fill = case, backend, fill
+        self.case, self.executor, self.fill = case, executor, fill
         self.budget = [memory_cap] if memory_cap is not None else None
         self.bindings: dict[str, _Binding] = {}
         self.info: list[str] = []
@@ -206,8 +254,8 @@ class _Run:
                                                           self.budget)
         mine = {t: self.bindings[f"{name}.{t}"] for t in call.tensors}
         snapshot = {t: mine[t].buffer.copy() for t in spec.inputs}
-        _call_backend(self.backend.create_operator, call)
-        _call_backend(self.backend.execute, call, {t: b.buffer for t, b in mine.items()})
+        _call_backend(self.executor.create_operator, call)
+        _call_backend(self.executor.execute, call, mine)
         for t, b in mine.items():
             if not b.guards_intact():
                 raise BindingError(f"{self.case.show_ref(f'{name}.{t}')}: the backend wrote "
@@ -233,13 +281,14 @@ class BindingError(Exception):
 
 
 class BackendError(Exception):
-    """The backend raised something other than DescRejected: an ERROR."""
+    """The backend raised something other than DescRejected: an ERROR. (An executor that runs
+    the backend elsewhere raises it with the backend's exception in words.)"""
 
 
 def _call_backend(method: Callable, *args: object) -> None:
     try:
         method(*args)
-    except DescRejected:
+    except (DescRejected, BackendError, CaseError):
         raise
     except Exception as exc:
         tb = traceback.extract_tb(exc.__traceback__)
@@ -314,10 +363,12 @@ class _Verdict:
     diagnosis: dict | None = None
 
 
-def _judge(case: Case, backend: Backend, fill: int, memory_cap: int | None) -> _Verdict:
+def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
+           memory_cap: int | None) -> _Verdict:
     """Run once and judge every expected output against its legal envelope (FAIL outside it)
-    and its strict model (QUALITY_WARNING outside it), and every relation bit for bit."""
-    run = _Run(case, backend, fill, memory_cap)
+    and its strict model (QUALITY_WARNING outside it), and every relation bit for bit. flags:
+    the run's execution flags (they may widen the envelope)."""
+    run = _Run(case, executor, fill, memory_cap)
     named = case.calls[0]
     try:
         for named in case.calls:
@@ -333,7 +384,7 @@ def _judge(case: Case, backend: Backend, fill: int, memory_cap: int | None) -> _
                         run.info, diagnosis=found)
     verdict = _Verdict("PASS", info=run.info)
     failures, warnings, failed, related = [], [], {}, False
-    for ref, exp in _expectations(case, run, backend_flags(backend)).items():
+    for ref, exp in _expectations(case, run, flags).items():
         got = run.bindings[ref].read()
         name = ref.split(".", 1)[0]
         verdict.again |= _covers_fill(exp.envelope, run.fill_of(name))
@@ -356,7 +407,7 @@ def _judge(case: Case, backend: Backend, fill: int, memory_cap: int | None) -> _
         if a.shape != b.shape:
             failures.append(f"{left} {list(a.shape)} and {right} {list(b.shape)} differ in shape")
             continue
-        judged = compare.judge(a, _relation_model(case, run, left, b, backend_flags(backend)))
+        judged = compare.judge(a, _relation_model(case, run, left, b, flags))
         said = f"relation {left} == {right}{f' ({why})' if why else ''}"
         if judged.margin is not None:
             verdict.margin = max(verdict.margin or 0.0, judged.margin)
@@ -370,7 +421,7 @@ def _judge(case: Case, backend: Backend, fill: int, memory_cap: int | None) -> _
                                                compare.mismatches(a, Expected(b)), left))
     if failures:
         verdict.status, verdict.again = "FAIL", False
-        verdict.diagnosis = _diagnose(case, run, failed, backend_flags(backend), related)
+        verdict.diagnosis = _diagnose(case, run, failed, flags, related)
         text = " | ".join(failures)
         verdict.message = (f"{text} | diagnosis: {verdict.diagnosis['text']}"
                            if verdict.diagnosis else text)
@@ -398,7 +449,7 @@ def _relation_model(case: Case, run: _Run, left: str, right: np.ndarray,
     return strict
 
 
-def backend_flags(backend: Backend) -> ExecutionFlags:
+def backend_flags(backend: Claims) -> ExecutionFlags:
     """The execution flags a backend runs with (NONE for one built without them)."""
     return ExecutionFlags(getattr(backend, "execution_flags", ExecutionFlags.NONE))
 
@@ -454,16 +505,17 @@ def _diagnose(case: Case, run: _Run, failed: dict[str, dict[str, tuple[np.ndarra
     return {"readings": readings, "text": "; ".join(texts)} if texts else None
 
 
-def _run_rejected(case: Case, backend: Backend, memory_cap: int | None) -> tuple[str, str]:
+def _run_rejected(case: Case, executor: Executor, claimed: FeatureLevel,
+                  memory_cap: int | None) -> tuple[str, str]:
     named = case.calls[0]
     call = named.call
-    broken = ops.get(call.operator).validate(call, backend.claimed_level)
+    broken = ops.get(call.operator).validate(call, claimed)
     why = "; ".join(str(v) for v in broken) or "(the reference finds no broken rule)"
     try:
-        _call_backend(backend.create_operator, call)
+        _call_backend(executor.create_operator, call)
     except DescRejected as exc:
         return "PASS", f"rejected at create_operator: {exc}"
-    run = _Run(case, backend, OUTPUT_FILLS[0], memory_cap)
+    run = _Run(case, executor, OUTPUT_FILLS[0], memory_cap)
     try:
         run.execute(named.name, call)
     except DescRejected as exc:
@@ -492,12 +544,19 @@ def new_result(case: Case, status: str = "PASS", message: str = "") -> Result:
         tags=list(case.tags), spec=[c.to_json() for c in case.spec], ambiguous=case.ambiguous)
 
 
-def run_case(case: Case, backend: Backend, memory_cap: int | None = None) -> Result:
-    """Run one case and judge it. memory_cap: the bytes the harness may hold for the case's
-    buffers (WORKING_COPIES of each); a valid case over it is an ERROR before anything is
-    allocated or run. None: default_memory_cap()."""
+def run_case(case: Case, backend: Claims, memory_cap: int | None = None,
+             executor: Executor | None = None, flags: ExecutionFlags | None = None) -> Result:
+    """Run one case and judge it. backend: a Backend, or what stands for one (its claims).
+    memory_cap: the bytes the harness may hold for the case's buffers (WORKING_COPIES of each);
+    a valid case over it is an ERROR before anything is allocated or run. None:
+    default_memory_cap(). executor: where the backend's calls run (None: InProcess(backend),
+    in this process). flags: the run's execution flags (None: the backend's own)."""
     started = time.perf_counter()
     cap = default_memory_cap() if memory_cap is None else memory_cap
+    if executor is None:
+        executor = InProcess(backend)  # type: ignore[arg-type]
+    if flags is None:
+        flags = backend_flags(backend)
     result = new_result(case)
     try:
         reason = unsupported_reason(case, backend)
@@ -511,11 +570,12 @@ def run_case(case: Case, backend: Backend, memory_cap: int | None = None) -> Res
                 f"{cap:,} bytes (--memory-cap); refused before allocating anything "
                 f"({case.file}:{case.line})")
         elif case.rejected:
-            result.status, result.message = _run_rejected(case, backend, cap)
+            result.status, result.message = _run_rejected(case, executor,
+                                                          backend.claimed_level, cap)
         else:
-            verdict = _judge(case, backend, OUTPUT_FILLS[0], cap)
+            verdict = _judge(case, executor, flags, OUTPUT_FILLS[0], cap)
             if verdict.status != "FAIL" and verdict.again:
-                second = _judge(case, backend, OUTPUT_FILLS[1], cap)
+                second = _judge(case, executor, flags, OUTPUT_FILLS[1], cap)
                 second.info = verdict.info + [i for i in second.info if i not in verdict.info]
                 if second.status == "PASS" and verdict.status == "QUALITY_WARNING":
                     second.status, second.message = verdict.status, verdict.message

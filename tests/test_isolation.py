@@ -194,9 +194,9 @@ def test_a_worker_that_dies_between_cases_is_not_blamed_on_a_case(tmp_path: Path
     execution = workers.Execution(workers=1, isolated=True, memory_cap=1 << 30)
     with workers.Pool("numpy", None, execution) as pool:
         pool.ready()
-        slot = pool.slots[0]
-        slot.process.kill()
-        slot.process.join()
+        worker = pool.slots[0].worker
+        worker.process.kill()
+        worker.process.join()
         found = pool.run(cases)
         assert pool.started == 2
     assert [r.status for r in found] == ["PASS"] * 3
