@@ -9,13 +9,14 @@ outputs pre-filled), create the operator, execute, and judge:
 - writes into an output's padding inside TotalTensorSizeInBytes are legal (spec-notes §2):
   recorded in `info`, never a failure.
 
-The backend's code is reached only through an Executor: its two calls (create_operator,
-execute) on bindings the harness owns. In-process it is InProcess(backend), the backend's own
-methods on views of the bindings; in an isolated run it is conformance.workers' RPC to a worker
-process that holds only the backend, the bindings' bytes (guards included) crossing in shared
-memory and copied back into the harness's private bindings before anything is checked. Either
-way everything else here (materialising, the guard and input checks, the expected values and
-the judgement) runs in the calling process: in an isolated run, out of the backend's reach.
+The backend's code is reached only through an Executor: its calls (create_operator alone, and
+create_operator then execute) on bindings the harness owns. In-process it is
+InProcess(backend), the backend's own methods on views of the bindings; in an isolated run it
+is conformance.workers' RPC to a worker process that holds only the backend, the bindings'
+bytes (guards included) crossing in shared memory and copied back into the harness's private
+bindings before anything is checked. Either way everything else here (materialising, the guard
+and input checks, the expected values and the judgement) runs in the calling process: in an
+isolated run, out of the backend's reach.
 """
 
 from __future__ import annotations
@@ -152,13 +153,15 @@ class _Binding:
 
 
 class Executor(Protocol):
-    """Where the backend's code runs: its two calls, on bindings the harness owns. The
-    bindings' bytes (guards included) are the backend's to write during execute; the runner
-    reads them only after execute returns."""
+    """Where the backend's code runs, on bindings the harness owns: create_operator(call) is
+    the backend's create_operator alone (IDMLDevice::CreateOperator); dispatch(call, bindings)
+    is its create_operator then its execute on the bindings (one step for an executor in
+    another process). The bindings' bytes (guards included) are the backend's to write during
+    dispatch; the runner reads them only after dispatch returns."""
 
     def create_operator(self, call: OperatorCall) -> None: ...
 
-    def execute(self, call: OperatorCall, bindings: Mapping[str, _Binding]) -> None: ...
+    def dispatch(self, call: OperatorCall, bindings: Mapping[str, _Binding]) -> None: ...
 
 
 class InProcess:
@@ -172,7 +175,8 @@ class InProcess:
     def create_operator(self, call: OperatorCall) -> None:
         self.backend.create_operator(call)
 
-    def execute(self, call: OperatorCall, bindings: Mapping[str, _Binding]) -> None:
+    def dispatch(self, call: OperatorCall, bindings: Mapping[str, _Binding]) -> None:
+        self.backend.create_operator(call)
         self.backend.execute(call, {t: b.buffer for t, b in bindings.items()})
 
 
@@ -254,8 +258,7 @@ class _Run:
                                                           self.budget)
         mine = {t: self.bindings[f"{name}.{t}"] for t in call.tensors}
         snapshot = {t: mine[t].buffer.copy() for t in spec.inputs}
-        _call_backend(self.executor.create_operator, call)
-        _call_backend(self.executor.execute, call, mine)
+        _call_backend(self.executor.dispatch, call, mine)
         for t, b in mine.items():
             if not b.guards_intact():
                 raise BindingError(f"{self.case.show_ref(f'{name}.{t}')}: the backend wrote "

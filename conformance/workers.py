@@ -1,133 +1,84 @@
 """Isolated runs: the backend in worker processes, the judge in the harness.
 
-A worker holds the backend and nothing else of a run: it builds the backend once, then answers
-requests for the backend's calls (unsupported_reason, create_operator, execute) one at a time.
-The harness runs every case itself (runner.run_case: materialising the buffers, the guard and
-input checks, the expected values, the judgement, the results) with a RemoteBackend as the
-runner's executor, so no code of the backend ever runs in the process that judges it:
+A worker process holds the backend and nothing else of a run (conformance.remote: it answers
+requests for the backend's calls over a channel of its own, on buffers the harness owns). The
+harness runs every case itself, runner.run_case with the worker as the runner's executor, so no
+code of the backend runs where the guards, inputs and outputs are checked and judged:
 
-    harness (runner.run_case, the judge)              worker (the backend only)
-    ------------------------------------              -------------------------
-    private bindings --pwrite--> arena file <--mmap-- views of the arena
-    ("execute", seq, call, layout) --------channel-->  backend.execute(call, views)
-                          <----------------channel--  ["ok", seq, null] (JSON)
-    private bindings <--pread--- arena file
-    guards, inputs, outputs checked and judged on the private copies
+    one worker (Pool):        harness thread: run_case, the judge --requests--> worker: backend
+    N workers (ParallelPool): harness --cases--> judge process 1: Pool --requests--> worker 1
+                                      <-results-  judge process N: Pool --requests--> worker N
 
-- The channel is a socket of its own (a high fd in the worker, never 0-2), with length-prefixed
-  frames: the harness sends pickled requests, the worker answers in JSON, which the harness
-  reads with a size limit and a deadline and validates field by field; it unpickles nothing a
-  worker sends. An answer it cannot trust (garbled, another request's, unasked for) is an ERROR
-  for the case and the worker is replaced. DescRejected crosses as ["rejected", seq, text], any
-  other exception as ["error", seq, type, text, where].
-- The arena is a file in the pool's private folder, one per worker, that the worker maps; the
-  bindings are laid out in it guards included, each buffer 16-byte aligned (its
-  GuaranteedBaseOffsetAlignment too), exactly TotalTensorSizeInBytes. The harness never maps
-  it (pwrite/pread): a backend that truncates the file costs its case, not the harness.
-- The worker's stdout and stderr go to a log (native code's output and Python's faulthandler
-  stack of a fatal signal included), through fds it keeps apart and puts back on 0-2 after
-  every call, so a backend that closes, dup2s over or floods fds 0-2 costs at most its case.
-- Every worker runs in its own session and process group; when it ends (killed at the
-  timeout, retired, replaced, at the end of the run or on Ctrl-C/SIGTERM) the whole group is
-  killed, so what a backend forked ends with it. Linux: a worker is killed when the thread of
-  the harness that started it ends (PR_SET_PDEATHSIG).
+With several workers each is driven by a judge process of the harness's own (harness code
+only; never the backend's), so that the judging runs in parallel too; the judges receive cases
+in chunks and send back Results (pickled: harness to harness). Results come back in the cases'
+order, so a run with any number of workers gives the results of a serial run, apart from
+timings.
 
 What becomes of a case whose worker fails, after which a fresh worker replaces the lost one and
 the run goes on:
 - the worker dies (a segfault, an abort, an exit, the kernel's out-of-memory killer): ERROR,
   with the exit code or signal and the worker's output since the case began (Result.crash);
 - the case runs past the per-case timeout: TIMEOUT; the worker is killed;
+- the worker closes its channel or answers what the harness cannot trust: ERROR; it is killed;
 - the backend raises MemoryError: ERROR, as any exception from the backend is; the worker is
   retired. On Linux each worker's data segment is capped (RLIMIT_DATA) at its size once the
   backend is built plus the memory cap, so an allocation without bound ends in MemoryError
   rather than in the out-of-memory killer.
-
-With several workers the harness drives each from a thread of its own (the judging shares the
-harness's interpreter; the backends run in parallel). Results come back in the cases' order, so
-a run with any number of workers gives the results of a serial run, apart from timings.
+A worker is killed with its whole process group (whatever the backend forked) whenever it ends.
 """
 
 from __future__ import annotations
 
-import atexit
-import faulthandler
-import json
-import mmap
 import multiprocessing
 import os
-import pickle
-import queue
-import select
 import signal
-import socket
-import struct
-import sys
 import tempfile
-import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from multiprocessing.connection import wait
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from backends import Backend, BackendLoadError, backend_class, load_backend
-from backends.base import Capabilities, DescRejected
 from conformance.casefile import Case
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.ops import OperatorCall
-from conformance.results import Result
-from conformance.runner import (
-    GUARD,
-    MINIMUM_BUFFER_TENSOR_ALIGNMENT,
-    BackendError,
-    CaseError,
-    _Binding,
-    default_memory_cap,
-    new_result,
-    run_case,
-    run_cases,
+from conformance.remote import (
+    EXIT_GRACE_S,
+    Claims,
+    Worker,
+    WorkerError,
+    WorkerLost,
+    data_segment_bytes,
+    describe_exit,
+    die_with_parent,
 )
-from conformance.tensors import DataType
+from conformance.results import Result
+from conformance.runner import default_memory_cap, new_result, run_case, run_cases
+
+__all__ = ["DEFAULT_TIMEOUT_S", "CaseRunner", "Execution", "ParallelPool", "Pool", "WorkerError",
+           "available_cpus", "data_segment_bytes", "describe_exit", "timeout_option"]
 
 #: Seconds a case may run in an isolated worker before it is a TIMEOUT (--timeout).
 DEFAULT_TIMEOUT_S = 120.0
-#: Seconds a worker may take to start and build the backend (imports of large native
-#: libraries, a GPU runtime's initialisation).
-STARTUP_TIMEOUT_S = 300.0
-#: The characters of a dead worker's output kept in its case's result.
-OUTPUT_TAIL = 4000
-#: Seconds the workers get to exit at the end of a run before they are killed.
-EXIT_GRACE_S = 2.0
-#: Seconds between looks at whether a worker the harness waits for is still alive (a process
-#: the backend forked may hold the worker's end of the channel open after the worker died).
-POLL_S = 0.5
-#: The largest answer the harness reads from a worker, and the longest text in one.
-ANSWER_LIMIT = 1 << 20
-TEXT_LIMIT = 64 << 10
-#: A worker's log is emptied at the start of a case once it is this large (a backend that
-#: floods its output costs disk, never the harness's memory: the log is read from its end).
-LOG_LIMIT = 64 << 20
-#: An arena larger than this is given back to the OS after the call that needed it.
-ARENA_KEEP = 64 << 20
-#: The alignment the arena's mapping gives a binding at most (the mapping's own alignment).
-ARENA_ALIGNMENT = mmap.ALLOCATIONGRANULARITY
 #: The thread-pool sizes of the common native libraries. With several workers, each worker's
 #: pools get the CPUs divided by the workers (unless set by the user): idle pool threads that
 #: spin (OpenBLAS, OpenMP) otherwise take the CPUs the other workers need; measured on a
 #: 2-core machine, two workers each with two spinning OpenBLAS threads ran every case 3x slower.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
-#: Workers lost in a row without a case finished on any (dying while they start or between
-#: cases) before the run is abandoned.
+#: Workers (or judge processes) lost in a row without a case finished in between (dying while
+#: they start, or between cases) before the run is abandoned.
 MAX_FAILED_STARTS = 3
-#: The fds a worker keeps its channel and log on: above the ones a backend is likely to touch.
-HIGH_FD = 64
+#: The most cases sent to a judge process at once (fewer near the end of a run, for balance).
+CHUNK = 32
+#: A judge process sends the results it has when its chunk is done or this many seconds after
+#: its last send: one message per few cases rather than per case.
+SEND_EVERY_S = 0.05
 
 
 def available_cpus() -> int:
@@ -142,11 +93,6 @@ def timeout_option(seconds: float | None) -> float | None:
     """The per-case timeout a --timeout option asks for: the default when not given, none
     for 0."""
     return DEFAULT_TIMEOUT_S if seconds is None else seconds or None
-
-
-class WorkerError(Exception):
-    """The workers cannot run the backend at all (it fails to build, or every worker dies
-    while starting): the run stops with this message."""
 
 
 @dataclass(frozen=True)
@@ -191,701 +137,19 @@ class Execution:
                 "execution_flags": self.execution_flags.names}
 
 
-# -- the channel ----------------------------------------------------------------------------------
-class _TimeoutError(Exception):
-    """The deadline passed before a whole answer came."""
-
-
-class _GoneError(Exception):
-    """The other end closed the channel, or the worker died."""
-
-
-class _GarbledError(Exception):
-    """What the worker sent is not an answer the harness can trust."""
-
-
-_HEADER = struct.Struct(">I")
-
-
-class _Channel:
-    """Length-prefixed frames over a stream socket. The harness reads an answer with a size
-    limit and a deadline, looking every POLL_S at whether the worker is still alive."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-
-    def send(self, payload: bytes) -> None:
-        self.sock.settimeout(None)
-        self.sock.sendall(_HEADER.pack(len(payload)) + payload)
-
-    def pending(self) -> bool:
-        """Whether something (data, or the end of the channel) waits to be read."""
-        try:
-            return bool(select.select([self.sock], [], [], 0)[0])
-        except (OSError, ValueError):
-            return True
-
-    def receive(self, limit: int | None = None, deadline: float | None = None,
-                alive: Callable[[], bool] | None = None) -> bytes:
-        (size,) = _HEADER.unpack(self._exactly(_HEADER.size, deadline, alive))
-        if limit is not None and size > limit:
-            raise _GarbledError(f"a frame of {size:,} bytes announced (at most {limit:,})")
-        return self._exactly(size, deadline, alive)
-
-    def _exactly(self, n: int, deadline: float | None,
-                 alive: Callable[[], bool] | None) -> bytes:
-        data = bytearray()
-        while len(data) < n:
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise _TimeoutError()
-                self.sock.settimeout(min(left, POLL_S))
-            else:
-                self.sock.settimeout(POLL_S if alive else None)
-            try:
-                chunk = self.sock.recv(min(n - len(data), 1 << 20))
-            except TimeoutError:
-                if alive is not None and not alive():
-                    raise _GoneError() from None
-                continue
-            except OSError as exc:
-                raise _GoneError() from exc
-            if not chunk:
-                raise _GoneError()
-            data += chunk
-        return bytes(data)
-
-    def close(self) -> None:
-        self.sock.close()
-
-
-def _json(message: list[Any]) -> bytes:
-    return json.dumps(message, ensure_ascii=True).encode("ascii")
-
-
-#: The answers a worker may give, each field's type after the kind.
-_ANSWERS: dict[str, tuple[type | tuple[type, ...], ...]] = {
-    "ok": (int, (str, type(None))),
-    "rejected": (int, str),
-    "error": (int, str, str, str),
-    "broken": (int, str),
-}
-
-
-def _parse_answer(data: bytes, seq: int) -> list[Any]:
-    """The worker's answer to request seq, every field checked; _GarbledError otherwise."""
-    try:
-        message = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        raise _GarbledError(f"not a JSON answer ({type(exc).__name__})") from None
-    if not (isinstance(message, list) and message and isinstance(message[0], str)
-            and message[0] in _ANSWERS):
-        raise _GarbledError("not one of the answers a worker gives")
-    shape = _ANSWERS[message[0]]
-    fields = message[1:]
-    if len(fields) != len(shape) or any(isinstance(f, bool) or not isinstance(f, t)
-                                        for f, t in zip(fields, shape, strict=True)):
-        raise _GarbledError(f"a {message[0]!r} answer with fields of the wrong number or types")
-    if any(isinstance(f, str) and len(f) > TEXT_LIMIT for f in fields):
-        raise _GarbledError(f"a text longer than {TEXT_LIMIT:,} characters")
-    if fields[0] != seq:
-        raise _GarbledError(f"an answer to request {fields[0]}, not to request {seq}")
-    return message
-
-
-# -- the worker process ---------------------------------------------------------------------------
-def _high(fd: int) -> int:
-    """fd moved to a number at or above HIGH_FD (close-on-exec), the old one closed (POSIX;
-    elsewhere fd itself)."""
-    try:
-        import fcntl
-    except ImportError:
-        return fd
-    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
-    os.close(fd)
-    return moved
-
-
-class _Stdio:
-    """A worker's fds 0-2: 0 reads /dev/null, 1 and 2 append to the log. The log and /dev/null
-    are kept open apart (high fds, which faulthandler also writes to) and put back on 0-2 after
-    every call of the backend, reopened if the backend closed or replaced them."""
-
-    def __init__(self, log_path: str) -> None:
-        self.log_path = log_path
-        self.log = self.null = -1
-        self._open()
-        self.restore()
-        sys.stdout = open(1, "w", buffering=1, closefd=False, errors="backslashreplace")
-        sys.stderr = open(2, "w", buffering=1, closefd=False, errors="backslashreplace")
-
-    def _open(self) -> None:
-        self.log = _high(os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
-        self.null = _high(os.open(os.devnull, os.O_RDWR))
-        self.ids = (self._id(self.log), self._id(self.null))
-        faulthandler.enable(file=self.log, all_threads=True)
-
-    @staticmethod
-    def _id(fd: int) -> tuple[int, int] | None:
-        try:
-            st = os.fstat(fd)
-        except OSError:
-            return None
-        return st.st_dev, st.st_ino
-
-    def restore(self) -> None:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        if (self._id(self.log), self._id(self.null)) != self.ids:  # closed or replaced
-            self._open()
-        os.dup2(self.null, 0)
-        os.dup2(self.log, 1)
-        os.dup2(self.log, 2)
-
-
-class _Mapped:
-    """The worker's side of the arena: the file mapped, views of it handed to the backend. A
-    mapping is replaced, never closed, when the arena's size changes (the backend may keep
-    views of the old one)."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.map: mmap.mmap | None = None
-        self.size = 0
-
-    def views(self, size: int, layout: list[tuple[str, int, int, int]]
-              ) -> dict[str, np.ndarray]:
-        if size != self.size or self.map is None:
-            fd = os.open(self.path, os.O_RDWR)
-            try:
-                self.map = mmap.mmap(fd, size)
-            finally:
-                os.close(fd)
-            self.size = size
-        out = {}
-        for tensor, offset, total, align in layout:
-            view = np.frombuffer(self.map, dtype=np.uint8, count=total, offset=offset + GUARD)
-            if view.ctypes.data % align:
-                raise OSError(f"{tensor} mapped at an address not {align}-byte aligned")
-            out[tensor] = view
-        return out
-
-
-def _text(value: object) -> str:
-    """str(value), at most TEXT_LIMIT characters, whatever value's __str__ does."""
-    try:
-        text = str(value)
-    except Exception:  # an exception whose __str__ raises
-        text = f"<{type(value).__name__} that cannot be shown as text>"
-    return text[:TEXT_LIMIT] if isinstance(text, str) else ""
-
-
-def _serve(backend: Backend, arena: _Mapped, request: tuple[Any, ...]) -> list[Any]:
-    """The answer to one request for a call of the backend."""
-    kind, seq, call = request[:3]
-    views: Mapping[str, np.ndarray] = {}
-    if kind == "execute":
-        try:
-            views = arena.views(*request[3:])
-        except (OSError, ValueError) as exc:
-            return ["broken", seq, f"the worker could not map the shared buffers: {exc}"]
-    try:
-        if kind == "unsupported":
-            reason = backend.unsupported_reason(call)
-            return ["ok", seq, _text(reason) if reason else None]
-        if kind == "create":
-            backend.create_operator(call)
-        else:
-            backend.execute(call, views)
-        return ["ok", seq, None]
-    except DescRejected as exc:
-        return ["rejected", seq, _text(exc)]
-    except Exception as exc:
-        tb = traceback.extract_tb(exc.__traceback__)
-        where = f" at {tb[-1].filename}:{tb[-1].lineno}" if tb else ""
-        return ["error", seq, type(exc).__name__[:200], _text(exc), where[:TEXT_LIMIT]]
-
-
-def _die_with_parent() -> None:
-    """Linux: the kernel kills this worker when the harness thread that started it ends (a
-    worker hung in native code would otherwise outlive a killed run)."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
-
-
-def data_segment_bytes() -> int | None:
-    """This process's data segment (VmData: heap and private writable mappings), Linux."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmData:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
-def _cap_memory(cap: int) -> int | None:
-    """Cap the data segment at its size now plus cap (Linux: RLIMIT_DATA counts the heap and
-    private writable mappings, not the shared arena nor the address space a GPU runtime
-    reserves). The limit set, or None where it cannot be set."""
-    used = data_segment_bytes()
-    if used is None or cap <= 0:
-        return None
-    try:
-        import resource
-
-        _, hard = resource.getrlimit(resource.RLIMIT_DATA)
-        limit = used + cap
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
-        return limit
-    except (ImportError, AttributeError, ValueError, OSError):
-        return None
-
-
-def _worker(sock: socket.socket, backend: str, level: str | None, memory_cap: int,
-            log_path: str, arena_path: str, execution_flags: int = 0) -> None:
-    """A worker's life: a session and process group of its own, its channel and log on fds of
-    their own, the backend built, then one answer per request until None or the channel's end."""
-    if hasattr(os, "setsid"):
-        try:
-            os.setsid()
-        except OSError:
-            pass
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
-    _die_with_parent()
-    channel = _Channel(socket.socket(fileno=_high(sock.detach())))
-    stdio = _Stdio(log_path)
-    try:
-        built = load_backend(backend, FeatureLevel.parse(level) if level else None,
-                             ExecutionFlags(execution_flags))
-        cls = type(built)
-        ready = {"class": f"{cls.__module__}.{cls.__qualname__}", "class_name": cls.__name__,
-                 "capabilities": built.capabilities.to_json(),
-                 "claimed_level": str(built.claimed_level),
-                 "asks_unsupported": cls.unsupported_reason is not Backend.unsupported_reason}
-    except BackendLoadError as exc:
-        stdio.restore()
-        channel.send(_json(["failed", _text(exc)]))
-        return
-    except BaseException as exc:
-        stdio.restore()
-        channel.send(_json(["failed", f"building backend {backend} failed: {_text(repr(exc))}"]))
-        return
-    stdio.restore()
-    ready["data_limit"] = _cap_memory(memory_cap)
-    channel.send(_json(["ready", ready]))
-    arena = _Mapped(arena_path)
-    while True:
-        try:
-            request = pickle.loads(channel.receive())  # from the harness: trusted
-        except _GoneError:
-            return
-        if request is None:
-            return
-        answer = _serve(built, arena, request)
-        stdio.restore()
-        channel.send(_json(answer))
-
-
-# -- the harness side -----------------------------------------------------------------------------
-#: The process groups of the live workers of this process, killed at its exit whatever else
-#: happened (atexit: a normal exit, an uncaught exception, SIGTERM turned into one).
-_GROUPS: set[int] = set()
-_GROUPS_LOCK = threading.Lock()
-
-
-def _kill_group(pgid: int) -> None:
-    """SIGKILL the process group pgid (a worker's: never this process's own)."""
-    if not hasattr(os, "killpg") or pgid <= 1 or pgid == os.getpgrp():
-        return
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-@atexit.register
-def _kill_all_groups() -> None:
-    with _GROUPS_LOCK:
-        for pgid in list(_GROUPS):
-            _kill_group(pgid)
-        _GROUPS.clear()
-
-
-def describe_exit(exitcode: int | None) -> tuple[str, str | None]:
-    """(how a process ended, in words; the signal's name or None) from its exit code."""
-    if exitcode is None:
-        return "did not exit", None
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        extra = (" (a SIGKILL the harness did not send: often the kernel's out-of-memory "
-                 "killer)" if name == "SIGKILL" else "")
-        return f"was killed by {name} (signal {-exitcode}){extra}", name
-    if exitcode == 0xC0000005 or exitcode == -1073741819:  # Windows: access violation
-        return "died of an access violation (0xC0000005)", None
-    return f"exited with code {exitcode}", None
-
-
-class _Arena:
-    """The harness's side of a worker's shared buffers: a file the worker maps, which the
-    harness only writes (pwrite) and reads back (pread), never maps. Each binding is laid out
-    whole, guards included, its buffer aligned as the desc promises."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-        self.size = 0
-
-    def put(self, bindings: Mapping[str, _Binding]
-            ) -> tuple[int, list[tuple[str, int, int, int]]]:
-        """The bindings' bytes written into the arena: (its size, the layout: tensor, offset,
-        TotalTensorSizeInBytes, alignment for each)."""
-        layout, end = [], 0
-        for tensor, b in bindings.items():
-            align = max(MINIMUM_BUFFER_TENSOR_ALIGNMENT, b.desc.guaranteed_base_offset_alignment)
-            if align > ARENA_ALIGNMENT:
-                raise CaseError(f"{tensor}: GuaranteedBaseOffsetAlignment {align} is above the "
-                                f"{ARENA_ALIGNMENT}-byte alignment an isolated run's shared "
-                                "buffers have")
-            offset = -(-(end + GUARD) // align) * align - GUARD
-            layout.append((tensor, offset, b.desc.total_size, align))
-            end = offset + b.guarded.size
-        size = max(end, 1)
-        if size > self.size:
-            os.ftruncate(self.fd, size)
-            if hasattr(os, "posix_fallocate"):
-                os.posix_fallocate(self.fd, 0, size)  # ENOSPC now, not SIGBUS in the worker
-            self.size = size
-        for (_, offset, _, _), b in zip(layout, bindings.values(), strict=True):
-            _all(os.pwrite, self.fd, memoryview(b.guarded), offset)
-        return self.size, layout
-
-    def get(self, bindings: Mapping[str, _Binding],
-            layout: list[tuple[str, int, int, int]]) -> None:
-        """The arena's bytes copied back into the harness's private bindings."""
-        for (tensor, offset, _, _), b in zip(layout, bindings.values(), strict=True):
-            if _all(os.preadv, self.fd, memoryview(b.guarded), offset) < b.guarded.size:
-                raise BackendError(f"{tensor}: the shared buffer came back cut short (the "
-                                   "backend's worker truncated the file it lives in)")
-
-    def shrink(self) -> None:
-        """Give a large arena's memory back (the worker maps the new size at its next call)."""
-        if self.size > ARENA_KEEP:
-            os.ftruncate(self.fd, 0)
-            self.size = 0
-
-    def close(self) -> None:
-        os.close(self.fd)
-
-
-def _all(op: Callable[..., int], fd: int, view: memoryview, offset: int) -> int:
-    """pwrite or preadv of the whole view from offset, however many calls it takes; the bytes
-    done (fewer only at the end of the file)."""
-    done = 0
-    while done < len(view):
-        part = view[done:]
-        n = op(fd, part, offset + done) if op is os.pwrite else op(fd, [part], offset + done)
-        if n <= 0:
-            break
-        done += n
-    return done
-
-
-class _WorkerLost(BaseException):
-    """The worker cannot finish the case: it died, ran past the timeout, closed its channel
-    or sent what the harness cannot trust. A BaseException, so that no handler of the runner
-    takes it for the backend's own exception: conformance.workers makes the case's result."""
-
-    def __init__(self, how: str, detail: str = "") -> None:
-        super().__init__(how, detail)
-        self.how, self.detail = how, detail
-
-
-def _check(condition: bool, what: str) -> None:
-    if not condition:
-        raise ValueError(what)
-
-
-def _capabilities(obj: Any) -> Capabilities:
-    """The capabilities a worker reports (Capabilities.to_json), each field checked."""
-    _check(isinstance(obj, dict), "capabilities are not an object")
-    operators = obj.get("operators")
-    _check(isinstance(operators, dict) and all(
-        isinstance(k, str) and isinstance(v, list) and all(isinstance(t, str) for t in v)
-        for k, v in operators.items()), "operators are not names with lists of data types")
-    flags = {k: obj.get(k) for k in ("strided", "arbitrary_offsets", "rejects_invalid")}
-    _check(all(isinstance(v, bool) for v in flags.values()), "a flag is not true or false")
-    pairs = obj.get("offset_pairs")
-    _check(isinstance(pairs, list) and all(
-        isinstance(p, list) and len(p) == 2 and all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) for x in p)
-        for p in pairs), "offset_pairs are not pairs of numbers")
-    _check(isinstance(obj.get("notes", ""), str), "notes are not text")
-    return Capabilities(
-        operators={op: frozenset(DataType[t] for t in types) for op, types in operators.items()},
-        feature_level=FeatureLevel.parse(str(obj.get("feature_level"))),
-        offset_pairs=frozenset((float(a), float(b)) for a, b in pairs),
-        notes=obj.get("notes", ""), **flags)
-
-
-@dataclass(frozen=True)
-class _Claims:
-    """What a worker said of its backend when it was built (its ready message, checked)."""
-
-    class_path: str
-    class_name: str
-    capabilities: Capabilities
-    claimed_level: FeatureLevel
-    asks_unsupported: bool
-
-    @classmethod
-    def parse(cls, info: Any) -> _Claims:
-        try:
-            _check(isinstance(info, dict), "not an object")
-            names = (info.get("class"), info.get("class_name"))
-            _check(all(isinstance(n, str) and len(n) < 1000 for n in names), "no class name")
-            _check(isinstance(info.get("asks_unsupported"), bool), "no asks_unsupported")
-            return cls(names[0], names[1], _capabilities(info.get("capabilities")),
-                       FeatureLevel.parse(str(info.get("claimed_level"))),
-                       info["asks_unsupported"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise WorkerError(f"the worker described its backend in a form the harness cannot "
-                              f"read ({exc})") from None
-
-
-class RemoteBackend:
-    """The backend as the harness sees it in an isolated run: the claims its worker made, and
-    its calls, each one request to the worker (runner.Executor). The bindings cross in the
-    worker's arena and come back into the harness's private bindings before execute returns."""
-
-    def __init__(self, claims: _Claims, worker: _Worker, flags: ExecutionFlags) -> None:
-        self.claims, self.worker = claims, worker
-        self.capabilities = claims.capabilities
-        self.claimed_level = claims.claimed_level
-        self.execution_flags = flags
-        self.deadline: float | None = None
-        self.exhausted = False  # the backend raised MemoryError: the worker is retired
-
-    def unsupported_reason(self, call: OperatorCall) -> str | None:
-        return self._ask("unsupported", call) if self.claims.asks_unsupported else None
-
-    def create_operator(self, call: OperatorCall) -> None:
-        self._ask("create", call)
-
-    def execute(self, call: OperatorCall, bindings: Mapping[str, _Binding]) -> None:
-        try:
-            size, layout = self.worker.arena.put(bindings)
-        except OSError as exc:
-            raise CaseError(f"the harness could not write the shared buffers: {exc}") from exc
-        self._ask("execute", call, size, layout)
-        self.worker.arena.get(bindings, layout)
-
-    def _ask(self, kind: str, call: OperatorCall, *extra: Any) -> str | None:
-        answer = self.worker.ask(kind, call, *extra, deadline=self.deadline)
-        if answer[0] == "ok":
-            return answer[2]
-        if answer[0] == "rejected":
-            raise DescRejected(answer[2])
-        if answer[0] == "error":
-            _, _, name, text, where = answer
-            self.exhausted |= name == "MemoryError"
-            raise BackendError(f"the backend raised {name}: {text}{where}")
-        raise _WorkerLost("broken", answer[2])
-
-
-class _Worker:
-    """One worker process, as the harness holds it: its channel, log, arena and group."""
-
-    def __init__(self, pool: Pool, number: int) -> None:
-        folder = Path(pool.folder.name)
-        self.backend = pool.backend
-        self.log = folder / f"worker-{number}.log"
-        self.log.touch()
-        self.arena = _Arena(folder / f"worker-{number}.arena")
-        ours, theirs = socket.socketpair()
-        self.process = pool.context.Process(
-            target=_worker, name=f"dmlconf-worker-{number}", daemon=True,
-            args=(theirs, pool.backend, str(pool.level) if pool.level else None,
-                  pool.execution.memory_cap, str(self.log), str(self.arena.path),
-                  int(pool.execution.execution_flags)))
-        self.process.start()
-        theirs.close()
-        self.pgid = self.process.pid  # the worker's own group (os.setsid)
-        with _GROUPS_LOCK:
-            _GROUPS.add(self.pgid)
-        self.channel = _Channel(ours)
-        self.since = time.monotonic()
-        self.claims: _Claims | None = None
-        self.remote: RemoteBackend | None = None
-        self.seq = 0
-        self.ran = 0
-
-    def alive(self) -> bool:
-        return self.process.is_alive()
-
-    def wait_ready(self, flags: ExecutionFlags) -> _Claims:
-        """The worker's claims once it has built the backend. BackendLoadError where the backend
-        cannot be built; WorkerError where the worker dies or takes too long doing it."""
-        try:
-            message = json.loads(self.channel.receive(
-                ANSWER_LIMIT, self.since + STARTUP_TIMEOUT_S, self.alive))
-        except _TimeoutError:
-            self.kill()
-            raise WorkerError(f"a worker took more than {STARTUP_TIMEOUT_S:.0f} s to build "
-                              f"backend {self.backend}; its output:\n{self.output_since(0)}"
-                              ) from None
-        except _GoneError:
-            self.process.join(5)
-            how, _ = describe_exit(self.process.exitcode)
-            self.kill()
-            raise WorkerError(f"the worker process {how} while building backend "
-                              f"{self.backend}; its output:\n{self.output_since(0)}") from None
-        except (_GarbledError, ValueError, RecursionError) as exc:
-            self.kill()
-            raise WorkerError(f"the worker answered garbage while building the backend ({exc})"
-                              ) from None
-        if (isinstance(message, list) and len(message) == 2 and message[0] == "failed"
-                and isinstance(message[1], str)):
-            self.kill()
-            raise BackendLoadError(message[1])
-        if not (isinstance(message, list) and len(message) == 2 and message[0] == "ready"):
-            self.kill()
-            raise WorkerError("the worker's first message was not that it is ready")
-        try:
-            self.claims = _Claims.parse(message[1])
-        except WorkerError:
-            self.kill()
-            raise
-        self.remote = RemoteBackend(self.claims, self, flags)
-        return self.claims
-
-    def ask(self, kind: str, call: OperatorCall, *extra: Any,
-            deadline: float | None) -> list[Any]:
-        """The worker's answer to one request, checked; _WorkerLost where there is none."""
-        self.seq += 1
-        if self.channel.pending():  # something the worker was not asked for
-            raise _WorkerLost("garbled", "it sent something before it was asked")
-        try:
-            self.channel.send(pickle.dumps((kind, self.seq, call, *extra),
-                                           protocol=pickle.HIGHEST_PROTOCOL))
-            return _parse_answer(self.channel.receive(ANSWER_LIMIT, deadline, self.alive),
-                                 self.seq)
-        except _TimeoutError:
-            raise _WorkerLost("timeout") from None
-        except (_GoneError, OSError):
-            # Dead, or alive with its channel closed (a backend that closed every fd): it is
-            # given a moment to die by itself, so that its own end is what is reported.
-            self.process.join(1.0)
-            raise _WorkerLost("died" if not self.process.is_alive() else "channel") from None
-        except _GarbledError as exc:
-            raise _WorkerLost("garbled", str(exc)) from None
-
-    def mark(self) -> int:
-        """Where the output of the case about to run starts in the log (emptied first when
-        over LOG_LIMIT)."""
-        try:
-            size = self.log.stat().st_size
-            if size > LOG_LIMIT:
-                os.truncate(self.log, 0)
-                size = 0
-        except OSError:
-            return 0
-        return size
-
-    def output_since(self, offset: int) -> str:
-        try:
-            with open(self.log, "rb") as f:
-                f.seek(max(offset, f.seek(0, os.SEEK_END) - OUTPUT_TAIL * 4))
-                text = f.read(OUTPUT_TAIL * 4).decode("utf-8", errors="replace")
-        except OSError:
-            return ""
-        return text[-OUTPUT_TAIL:]
-
-    def kill(self) -> None:
-        """Kill the worker's whole group (before the worker is reaped, so that its pid, which
-        names the group, cannot have been reused), then the worker."""
-        _kill_group(self.pgid)
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(5)
-        self._release()
-
-    def close(self, grace: float = EXIT_GRACE_S) -> None:
-        """Ask the worker to exit, give it `grace` seconds (a backend may release a device as
-        it exits), then kill whatever is left of its group."""
-        if self.process.is_alive():
-            try:
-                self.channel.send(pickle.dumps(None))
-            except OSError:
-                pass
-            wait([self.process.sentinel], grace)
-        self.kill()
-
-    def _release(self) -> None:
-        with _GROUPS_LOCK:
-            _GROUPS.discard(self.pgid)
-        self.channel.close()
-        self.arena.close()
-
-
+# -- one worker, driven from this thread ----------------------------------------------------------
 @dataclass
 class _Slot:
-    """A place for one worker: the worker running its cases, and the one started to take over
-    from it when --cases-per-worker retires it."""
+    """The place of the pool's worker: the worker running its cases, and the one started to
+    take over from it when --cases-per-worker retires it (it builds the backend meanwhile)."""
 
-    worker: _Worker | None = None
-    spare: _Worker | None = None
-
-
-@dataclass
-class _Job:
-    """One Pool.run: the cases, what is left to hand out, the results, and how the slots'
-    threads stop (at the end, at an error or on Ctrl-C)."""
-
-    cases: Sequence[Case]
-    on_result: Callable[[Result], None] | None
-    todo: deque[int]
-    results: list[Result | None]
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    stop: threading.Event = field(default_factory=threading.Event)
-    errors: list[BaseException] = field(default_factory=list)
-    running: int = 0
-    idle: threading.Condition = field(default_factory=threading.Condition)
-
-    def next(self) -> int | None:
-        with self.lock:
-            return self.todo.popleft() if self.todo and not self.stop.is_set() else None
-
-    def more(self) -> bool:
-        with self.lock:
-            return bool(self.todo)
-
-    def finish(self, index: int, result: Result) -> None:
-        with self.lock:
-            if self.stop.is_set():
-                return
-            self.results[index] = result
-            if self.on_result:
-                self.on_result(result)
+    worker: Worker | None = None
+    spare: Worker | None = None
 
 
 class Pool:
-    """Worker processes running one backend; run() drives them through the cases, judging
-    every case in this process."""
+    """One worker process running the backend, driven from the calling thread: each case is run
+    and judged here (runner.run_case), each call of the backend a request to the worker."""
 
     def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution) -> None:
         self.backend, self.level, self.execution = backend, level, execution
@@ -893,35 +157,31 @@ class Pool:
         self.folder = tempfile.TemporaryDirectory(prefix="dmlconf-workers-")
         self.started = 0
         self.failed_starts = 0  # workers lost in a row, no case finished in between
-        self.claims: _Claims | None = None
-        self.slots = [_Slot() for _ in range(max(execution.workers, 1))]
-        self._spawn_lock = threading.Lock()
-        self._lock = threading.Lock()
-        self._threads: list[tuple[threading.Thread, queue.SimpleQueue]] = []
+        self.claims: Claims | None = None
+        self.slot = _Slot()
 
-    # -- workers --------------------------------------------------------------------------------
-    def _spawn(self) -> _Worker:
-        """Start a worker (it builds the backend while the caller goes on). The thread pool
-        variables are the child's environment at its start."""
-        with self._spawn_lock:
-            self.started += 1
-            saved = dict(os.environ)
-            os.environ.update(self.execution.thread_environment)
-            try:
-                return _Worker(self, self.started)
-            finally:
-                os.environ.clear()
-                os.environ.update(saved)
+    def _spawn(self) -> Worker:
+        """Start a worker; the thread-pool variables are its environment at its start."""
+        self.started += 1
+        saved = dict(os.environ)
+        os.environ.update(self.execution.thread_environment)
+        try:
+            return Worker(self.context, Path(self.folder.name),
+                          self.started, self.backend, self.level, self.execution.memory_cap,
+                          self.execution.execution_flags)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
 
     def _lost_one(self, why: str) -> None:
-        with self._lock:
-            self.failed_starts += 1
-            if self.failed_starts >= MAX_FAILED_STARTS:
-                raise WorkerError(why)
+        self.failed_starts += 1
+        if self.failed_starts >= MAX_FAILED_STARTS:
+            raise WorkerError(why)
 
-    def _ready_worker(self, slot: _Slot) -> _Worker:
-        """The slot's worker, ready to run a case: a fresh one where it has none, or where its
-        worker died, or said something unasked, between cases (nothing to blame on a case)."""
+    def _ready_worker(self) -> Worker:
+        """The worker, ready to run a case: a fresh one where there is none, or where the last
+        died, or said something unasked, between cases (nothing to blame on a case)."""
+        slot = self.slot
         while True:
             worker = slot.worker
             if worker is not None and worker.remote is not None:
@@ -938,110 +198,45 @@ class Pool:
                 worker = slot.worker = slot.spare or self._spawn()
                 slot.spare = None
             try:
-                claims = worker.wait_ready(self.execution.execution_flags)
+                claims = worker.wait_ready()
             except WorkerError as exc:
                 slot.worker = None
                 if self.claims is None:  # no worker has ever built it: it cannot be built
                     raise
                 self._lost_one(f"worker processes keep failing to start; the last: {exc}")
                 continue
-            with self._lock:
-                self.claims = self.claims or claims
+            self.claims = self.claims or claims
             return worker
 
     def ready(self) -> dict[str, Any]:
-        """Start the workers and wait until one has built the backend: what it reports (class,
-        capabilities, claimed level). WorkerError or BackendLoadError if none can."""
-        for slot in self.slots:
-            if slot.worker is None:
-                slot.worker = self._spawn()
-        self._ready_worker(self.slots[0])
+        """Start the worker and wait until it has built the backend: what it says of it (class,
+        capabilities, claimed level). WorkerError or BackendLoadError if it cannot."""
+        self._ready_worker()
         assert self.claims is not None
-        return {"class": self.claims.class_path, "class_name": self.claims.class_name,
-                "capabilities": self.claims.capabilities.to_json(),
-                "claimed_level": str(self.claims.claimed_level)}
+        return self.claims.to_json()
 
-    # -- running cases --------------------------------------------------------------------------
     def run(self, cases: Sequence[Case],
             on_result: Callable[[Result], None] | None = None) -> list[Result]:
-        """Every case's result, in the cases' order. One worker: driven from this thread;
-        several: each from a thread of its own (kept for the pool's life, since a worker dies
-        with the thread that started it)."""
-        job = _Job(cases, on_result, deque(range(len(cases))), [None] * len(cases))
-        count = min(len(self.slots), len(cases))
+        """Every case's result, in the cases' order."""
+        results = []
         try:
-            if count <= 1:
-                self._drive(self.slots[0], job)
-            else:
-                self._run_threads(job, count)
-        except BaseException:
-            # Ctrl-C, SIGTERM or an error: the slots' threads stop at their next step, and
-            # every worker, which may be in the middle of a request, is unusable.
-            job.stop.set()
+            for i, case in enumerate(cases):
+                result = self._run_one(case, more=i + 1 < len(cases))
+                results.append(result)
+                if on_result:
+                    on_result(result)
+        except BaseException:  # Ctrl-C, SIGTERM: the worker may be in the middle of a request
             self._kill_workers()
-            with job.idle:
-                job.idle.wait_for(lambda: job.running == 0, timeout=10)
-            self._kill_workers()  # any a thread started meanwhile
             raise
-        return [r for r in job.results if r is not None]
+        return results
 
-    def _kill_workers(self) -> None:
-        for slot in self.slots:
-            for worker in (slot.worker, slot.spare):
-                if worker is not None:
-                    worker.kill()
-            slot.worker = slot.spare = None
-
-    def _run_threads(self, job: _Job, count: int) -> None:
-        while len(self._threads) < count:
-            inbox: queue.SimpleQueue = queue.SimpleQueue()
-            slot = self.slots[len(self._threads)]
-            thread = threading.Thread(target=self._serve_slot, args=(slot, inbox),
-                                      name=f"dmlconf-slot-{len(self._threads) + 1}",
-                                      daemon=True)
-            thread.start()
-            self._threads.append((thread, inbox))
-        job.running = count
-        for _, inbox in self._threads[:count]:
-            inbox.put(job)
-        with job.idle:
-            while job.running:
-                job.idle.wait(0.25)  # wakes for Ctrl-C and SIGTERM in this (main) thread
-        if job.errors:
-            raise job.errors[0]
-
-    def _serve_slot(self, slot: _Slot, inbox: queue.SimpleQueue) -> None:
-        while True:
-            job = inbox.get()
-            if job is None:
-                return
-            try:
-                self._drive(slot, job)
-            except BaseException as exc:
-                if not job.stop.is_set():
-                    job.errors.append(exc)
-                    job.stop.set()
-            finally:
-                with job.idle:
-                    job.running -= 1
-                    job.idle.notify_all()
-
-    def _drive(self, slot: _Slot, job: _Job) -> None:
-        """Run the job's cases one by one on the slot's worker until none is left."""
-        while (index := job.next()) is not None:
-            result = self._run_one(slot, job, job.cases[index])
-            if result is None:  # stopped meanwhile
-                return
-            job.finish(index, result)
-
-    def _run_one(self, slot: _Slot, job: _Job, case: Case) -> Result | None:
-        worker = self._ready_worker(slot)
+    def _run_one(self, case: Case, more: bool) -> Result:
+        worker = self._ready_worker()
         remote = worker.remote
         assert remote is not None
         per_worker = self.execution.cases_per_worker
-        if (per_worker and worker.ran + 1 == per_worker and slot.spare is None
-                and job.more()):
-            slot.spare = self._spawn()  # builds while this case runs
+        if per_worker and worker.ran + 1 == per_worker and more and self.slot.spare is None:
+            self.slot.spare = self._spawn()  # builds the backend while this case runs
         started = time.monotonic()
         offset = worker.mark()
         timeout = self.execution.timeout_s
@@ -1049,26 +244,24 @@ class Pool:
         try:
             result = run_case(case, remote, self.execution.memory_cap, remote,
                               self.execution.execution_flags)
-        except _WorkerLost as lost:
+        except WorkerLost as lost:
             worker.kill()
-            slot.worker = None
-            return None if job.stop.is_set() else self._lost(case, worker, started, offset,
-                                                             lost)
+            self.slot.worker = None
+            return self._lost(case, worker, started, offset, lost)
         worker.ran += 1
-        with self._lock:
-            self.failed_starts = 0
+        self.failed_starts = 0
         worker.arena.shrink()
         if remote.exhausted or worker.ran == per_worker:
             worker.close()
-            slot.worker = None
+            self.slot.worker = None
         return result
 
-    def _lost(self, case: Case, worker: _Worker, started: float, offset: int,
-              lost: _WorkerLost) -> Result:
+    def _lost(self, case: Case, worker: Worker, started: float, offset: int,
+              lost: WorkerLost) -> Result:
         """The result of a case whose worker was lost in it."""
-        output = worker.output_since(offset)
         exitcode = worker.process.exitcode
-        crash = {"exit_code": exitcode, "signal": None, "output": output}
+        crash: dict[str, Any] = {"exit_code": exitcode, "signal": None,
+                                 "output": worker.output_since(offset)}
         after = "; its worker was killed and the run went on with a new one"
         if lost.how == "timeout":
             result = new_result(case, "TIMEOUT", (
@@ -1094,26 +287,19 @@ class Pool:
         result.duration_s = round(time.monotonic() - started, 6)
         return result
 
-    def close(self) -> None:
-        """Stop the slots' threads and every worker, and remove the logs and arenas. Workers
-        are asked to exit and given EXIT_GRACE_S together (a backend may release a device as
-        it exits); then each one's group is killed, whatever it left running."""
-        for _, inbox in self._threads:
-            inbox.put(None)
-        for thread, _ in self._threads:
-            thread.join(5)
-        self._threads = []
-        workers = [w for slot in self.slots for w in (slot.worker, slot.spare) if w is not None]
-        for worker in workers:
-            if worker.alive():
-                try:
-                    worker.channel.send(pickle.dumps(None))
-                except OSError:
-                    pass
-        wait([w.process.sentinel for w in workers], EXIT_GRACE_S)
-        for worker in workers:
-            worker.kill()
-        self.slots = [_Slot() for _ in self.slots]
+    def _kill_workers(self) -> None:
+        for worker in (self.slot.worker, self.slot.spare):
+            if worker is not None:
+                worker.kill()
+        self.slot = _Slot()
+
+    def close(self, grace: float = EXIT_GRACE_S) -> None:
+        """Ask the worker to exit and give it `grace` seconds (a backend may release a device as
+        it exits); then kill its group, whatever it left running, and remove its files."""
+        for worker in (self.slot.worker, self.slot.spare):
+            if worker is not None:
+                worker.close(grace)
+        self.slot = _Slot()
         self.folder.cleanup()
 
     def __enter__(self) -> Pool:
@@ -1123,18 +309,242 @@ class Pool:
         self.close()
 
 
+# -- several workers, each driven by a judge process of the harness -------------------------------
+def _judge(conn: Connection, running: Any, backend: str, level: str | None,
+           execution: Execution) -> None:
+    """A judge process's life: a Pool of one worker, then the cases of each chunk received run
+    through it until None, the results sent back in batches. Before each case it marks in
+    `running` which case it runs, so that the harness knows it if this process dies."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
+    terminated = []
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        terminated.append(signum)
+        raise SystemExit(143)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+    die_with_parent(signal.SIGTERM)  # and then kill the worker's group on the way out
+    pool = Pool(backend, FeatureLevel.parse(level) if level else None, execution)
+    try:
+        try:
+            conn.send(("ready", pool.ready()))
+        except BackendLoadError as exc:
+            conn.send(("failed", str(exc)))
+            return
+        while True:
+            try:
+                chunk = conn.recv()
+            except (EOFError, OSError):
+                return
+            if chunk is None:
+                return
+            done: list[tuple[int, Result]] = []
+            last_send = time.monotonic()
+            for k, (index, case) in enumerate(chunk):
+                running[0] = index
+                done.append((index, pool.run([case])[0]))
+                running[0] = -1
+                if k == len(chunk) - 1 or time.monotonic() - last_send > SEND_EVERY_S:
+                    conn.send(("results", done))
+                    done, last_send = [], time.monotonic()
+    except WorkerError as exc:
+        conn.send(("stopped", str(exc)))
+    except Exception:
+        conn.send(("broken", traceback.format_exc()))
+    finally:
+        pool.close(0.0 if terminated else EXIT_GRACE_S)
+
+
+@dataclass
+class _Judge:
+    """A judge process as the harness holds it."""
+
+    process: Any
+    conn: Connection
+    running: Any  # the index of the case it runs, -1 for none
+    ready: bool = False
+    queue: deque[int] = field(default_factory=deque)  # sent, no result received yet
+
+    def stop(self, grace: float) -> None:
+        """SIGTERM (it kills its worker's group on the way out), then SIGKILL after grace."""
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(grace)
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+
+class ParallelPool:
+    """Several workers, each driven by a judge process of the harness (a Pool of one worker):
+    the cases go to the judges in chunks, two in flight each, and their Results come back."""
+
+    def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution) -> None:
+        self.backend, self.level, self.execution = backend, level, execution
+        self.context = multiprocessing.get_context("spawn")
+        self.judges: list[_Judge] = []
+        self.started = 0
+        self.failed_starts = 0
+        self.info: dict[str, Any] | None = None
+
+    def _start(self) -> _Judge:
+        self.started += 1
+        ours, theirs = self.context.Pipe(duplex=True)
+        running = self.context.RawArray("i", [-1])
+        process = self.context.Process(
+            target=_judge, name=f"dmlconf-judge-{self.started}", daemon=False,
+            args=(theirs, running, self.backend, str(self.level) if self.level else None,
+                  replace(self.execution, workers=1)))
+        saved = dict(os.environ)
+        os.environ.update(self.execution.thread_environment)  # the judge's, and its worker's
+        try:
+            process.start()
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        theirs.close()
+        return _Judge(process, ours, running)
+
+    def ready(self) -> dict[str, Any]:
+        """Start the judges; what the first worker ready says of the backend."""
+        while len(self.judges) < self.execution.workers:
+            self.judges.append(self._start())
+        while self.info is None:
+            self._step(lambda i, r: None, [], deque())
+        return self.info
+
+    def run(self, cases: Sequence[Case],
+            on_result: Callable[[Result], None] | None = None) -> list[Result]:
+        """Every case's result, in the cases' order."""
+        results: list[Result | None] = [None] * len(cases)
+        todo = deque(range(len(cases)))
+        left = len(cases)
+
+        def finish(index: int, result: Result) -> None:
+            nonlocal left
+            results[index] = result
+            left -= 1
+            if on_result:
+                on_result(result)
+
+        try:
+            while left:
+                for judge in self.judges:
+                    if judge.ready and todo:
+                        self._feed(judge, todo, cases)
+                self._step(finish, cases, todo)
+        except BaseException:  # Ctrl-C, SIGTERM: what the judges run now is abandoned
+            for judge in self.judges:
+                judge.stop(EXIT_GRACE_S)
+            self.judges = []
+            raise
+        return [r for r in results if r is not None]
+
+    def _feed(self, judge: _Judge, todo: deque[int], cases: Sequence[Case]) -> None:
+        """Send the judge a chunk when it has at most one chunk left to run."""
+        chunk = max(1, min(CHUNK, len(todo) // (len(self.judges) * 8)))
+        if len(judge.queue) > chunk:
+            return
+        indices = [todo.popleft() for _ in range(min(chunk, len(todo)))]
+        judge.queue.extend(indices)
+        try:
+            # without the case's YAML text (`raw`): the runner does not read it
+            judge.conn.send([(i, replace(cases[i], raw={})) for i in indices])
+        except OSError:
+            pass  # it has died: the next step sees it
+
+    def _step(self, finish: Callable[[int, Result], None], cases: Sequence[Case],
+              todo: deque[int]) -> None:
+        """Wait for a message or a death, and deal with it."""
+        wait([j.conn for j in self.judges] + [j.process.sentinel for j in self.judges])
+        for i, judge in enumerate(self.judges):
+            if self._receive(judge, finish) and judge.process.is_alive():
+                continue
+            judge.process.join(5)
+            how, name = describe_exit(judge.process.exitcode)
+            index = int(judge.running[0])
+            again = [k for k in judge.queue if k != index]
+            todo.extendleft(reversed(again))
+            if index >= 0 and index in judge.queue:
+                result = new_result(cases[index], "ERROR", (
+                    f"the harness's judge process running the case {how}; the run went on "
+                    "with a new one (the judge holds the case's buffers: out of memory?)"))
+                result.crash = {"exit_code": judge.process.exitcode, "signal": name,
+                                "output": ""}
+                finish(index, result)
+            elif self.info is None or not judge.queue:
+                self.failed_starts += 1
+                if self.info is None or self.failed_starts >= MAX_FAILED_STARTS:
+                    judge.stop(0)
+                    raise WorkerError(f"a judge process of the harness {how} (please report)")
+            judge.stop(0)
+            self.judges[i] = self._start()
+
+    def _receive(self, judge: _Judge, finish: Callable[[int, Result], None]) -> bool:
+        """Take the judge's messages; False when it has gone."""
+        try:
+            while judge.conn.poll():
+                message = judge.conn.recv()
+                if message[0] == "ready":
+                    judge.ready = True
+                    self.info = self.info or message[1]
+                elif message[0] == "failed":
+                    judge.stop(0)
+                    raise BackendLoadError(message[1])
+                elif message[0] == "stopped":
+                    judge.stop(0)
+                    raise WorkerError(message[1])
+                elif message[0] == "broken":
+                    judge.stop(0)
+                    raise WorkerError(f"internal error in a judge process (please report):\n"
+                                      f"{message[1]}")
+                else:
+                    for index, result in message[1]:
+                        judge.queue.remove(index)
+                        finish(index, result)
+                    self.failed_starts = 0
+        except (EOFError, OSError):
+            return False
+        return True
+
+    def close(self) -> None:
+        """Ask every judge to exit (each closes its worker, EXIT_GRACE_S for it to exit) and
+        wait for them; stop those that do not."""
+        for judge in self.judges:
+            if judge.ready and not judge.queue:
+                try:
+                    judge.conn.send(None)
+                except OSError:
+                    pass
+            else:
+                judge.process.terminate()
+        until = time.monotonic() + EXIT_GRACE_S + 1
+        for judge in self.judges:
+            judge.process.join(max(0.0, until - time.monotonic()))
+            judge.stop(0)
+        self.judges = []
+
+    def __enter__(self) -> ParallelPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 class CaseRunner:
-    """A backend built to run cases as an Execution says: in this process, or in the worker
-    processes of a Pool. dmlconf run runs all its cases through one; the pytest plugin and
-    dmlconf explore, which have one case at a time, through one_at_a_time(). What the backend
-    says of itself: class_path, class_name, capabilities (as JSON), claimed_level."""
+    """A backend built to run cases as an Execution says: in this process, or in worker
+    processes (a Pool for one, a ParallelPool for several). dmlconf run runs all its cases
+    through one; the pytest plugin and dmlconf explore, which have one case at a time, through
+    one_at_a_time(). What the backend says of itself: class_path, class_name, capabilities (as
+    JSON), claimed_level."""
 
     def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution) -> None:
         self.execution = execution
-        self.pool: Pool | None = None
+        self.pool: Pool | ParallelPool | None = None
         self.backend: Backend | None = None
         if execution.isolated:
-            self.pool = Pool(backend, level, execution)
+            self.pool = (Pool if execution.workers <= 1 else ParallelPool)(backend, level,
+                                                                           execution)
             try:
                 info = self.pool.ready()
             except BaseException:

@@ -194,7 +194,7 @@ def test_a_worker_that_dies_between_cases_is_not_blamed_on_a_case(tmp_path: Path
     execution = workers.Execution(workers=1, isolated=True, memory_cap=1 << 30)
     with workers.Pool("numpy", None, execution) as pool:
         pool.ready()
-        worker = pool.slots[0].worker
+        worker = pool.slot.worker
         worker.process.kill()
         worker.process.join()
         found = pool.run(cases)
