@@ -142,10 +142,15 @@ def _execution(args: argparse.Namespace, cases: int, native: bool) -> Execution:
         workers = min(args.workers or default_workers(cases), max(cases, 1))
     if args.timeout is not None and args.timeout < 0:
         raise ValueError("--timeout must be 0 (none) or more seconds")
+    if args.certify and args.isolate is False:
+        raise ValueError("--certify refuses --no-isolate: a certification runs the backend "
+                         "isolated, in worker processes, so that it cannot reach the judge "
+                         "(docs/robustness.md)")
     # a timeout asked for can only be kept by a worker that can be killed
     wants_timeout = bool(args.timeout)
     isolated = (args.isolate if args.isolate is not None
-                else native or workers > 1 or wants_timeout or bool(args.cases_per_worker))
+                else args.certify or native or workers > 1 or wants_timeout
+                or bool(args.cases_per_worker))
     if not isolated and workers > 1:
         raise ValueError("--no-isolate runs the cases in this process, one at a time: "
                          "it takes --workers 1")
@@ -230,7 +235,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 "started_at": started_at}, resume=args.resume)
             todo = [c for c in cases if c.id not in journal.done]
             how = (f"{execution.workers} isolated worker(s), timeout "
-                   f"{execution.timeout_s or 'none'} s" if execution.isolated else "in-process")
+                   f"{execution.timeout_s or 'none'} s, tamper-proof" if execution.isolated
+                   else "in-process, NOT tamper-proof")
             of = f" (shard {args.shard} of {shard['of_cases']})" if shard else ""
             flags = "|".join(execution.execution_flags.names) or "NONE"
             out.write(f"dmlconf {__version__}: {len(cases)} cases{of}, backend {args.backend} "
@@ -289,8 +295,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         case_paths=[str(p) for p in paths],
         baseline=applied.to_json(args.baseline) if applied else None,
         load_errors=[{"file": e.path, "line": e.line, "message": e.message} for e in problems],
-        execution={**execution.to_json(), "resumed_cases": len(journal.done),
-                   "retries": args.retries}, shard=shard,
+        execution={**execution.to_json(), "certify": args.certify,
+                   "resumed_cases": len(journal.done), "retries": args.retries}, shard=shard,
         execution_flags=execution.execution_flags.names)
     results.write(doc, args.json)
     journal.finish()
@@ -300,9 +306,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_summary(doc: dict, found: list[Result], json_path: str, duration: float) -> None:
+    from conformance import report
+
     s = doc["summary"]
     print(f"{len(found)} cases in {duration:.1f} s: " + ", ".join(f"{k} {v}" for k, v in
                                                                   s.items()))
+    if report.integrity_line(doc):
+        print(f"  {report.integrity_line(doc)}")
     if any(doc["ambiguous"].values()):
         amb = ", ".join(f"{k} {v}" for k, v in doc["ambiguous"].items() if v)
         print(f"  of which in ambiguous regions of the spec (never decide a verdict): {amb}")
@@ -505,14 +515,19 @@ def parser() -> argparse.ArgumentParser:
                           "(docs/baselines.md)")
     run.add_argument("--strict", action="store_true",
                      help="with --baseline: exit 1 also when a known failure passes (XPASS)")
+    run.add_argument("--certify", action="store_true",
+                     help="a certification run: the backend runs isolated, in worker processes "
+                          "out of the judge's reach, whatever its kind (refuses --no-isolate); "
+                          "the results say it was tamper-proof")
     par = run.add_argument_group("execution (docs/robustness.md)")
     par.add_argument("--workers", type=int, metavar="N",
                      help="worker processes (default: the CPUs, at most one per "
                           f"{CASES_PER_WORKER} cases); more than 1 isolates")
     par.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=None,
                      help="run the backend in worker processes, so that a crash, hang or "
-                          "memory exhaustion fails one case, not the run (default: for native "
-                          "backends, more than one worker, or a --timeout or "
+                          "memory exhaustion fails one case, not the run, and the backend "
+                          "cannot reach the judge (tamper-proof) (default: for native "
+                          "backends, more than one worker, --certify, or a --timeout or "
                           "--cases-per-worker given)")
     par.add_argument("--timeout", type=float, metavar="S",
                      help=f"seconds a case may run in an isolated worker before it is a "

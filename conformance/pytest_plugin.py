@@ -27,6 +27,10 @@ envelope under ALLOW_HALF_PRECISION_COMPUTATION, as `dmlconf run --execution-fla
 and the terminal summary state them ("execution flags: NONE" without), and the summary lists the
 warned cases.
 
+The header and the terminal summary also say whether the session was tamper-proof: only with
+the backend in a worker process (isolated) is the judge, which runs in pytest's process, out of
+its reach; an in-process session says "NOT tamper-proof" (docs/robustness.md).
+
 Collection is deterministic (the case files in sorted order, as `dmlconf run` reads them) and
 holds no state shared across processes, so every xdist worker collects the same items.
 """
@@ -155,6 +159,15 @@ class DmlConformance:
         """The execution flags as the reports show them: names joined with "|", or NONE."""
         return "|".join(self.flags.names) or "NONE"
 
+    @property
+    def integrity_text(self) -> str:
+        """Whether the session is tamper-proof, in words (the backend isolated or not)."""
+        if self.runner is not None and self.runner.tamper_proof:
+            return ("tamper-proof: the backend runs in a worker process, out of the judge's "
+                    "reach")
+        return ("NOT tamper-proof: the backend runs in pytest's process, where it could change "
+                "its own verdict (--dml-isolate for a tamper-proof session)")
+
     def pytest_report_header(self) -> str:
         return (f"dmlconf: backend {self.backend_name}, {len(self.cases)} cases from "
                 + ", ".join(str(p) for p in self.paths)
@@ -169,6 +182,7 @@ class DmlConformance:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         tr = terminalreporter
         tr.section("dmlconf")
+        tr.line(self.integrity_text)
         tr.line(f"execution flags: {self.flags_text}")
         tr.line(f"{len(self.warned)} QUALITY_WARNING case(s) (passed: inside the legal "
                 "envelope, outside the strict reading)" + (":" if self.warned else ""))

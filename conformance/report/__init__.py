@@ -18,7 +18,9 @@ and an inline SVG histogram of the margins drawn here (`margin_histogram`), not 
 
 Every report lists QUALITY_WARNING cases apart (they pass: results.PASSING), states the run's
 execution flags ("NONE" when none), the margins closest to the legal bound and a diagnosis
-summary of the FAILs (`diagnosis_summary`).
+summary of the FAILs (`diagnosis_summary`), and labels a run whose judge shared the backend's
+process NOT_TAMPER_PROOF (`tamper_proof`: the JUnit property, a headline in the Markdown and
+HTML).
 """
 
 from __future__ import annotations
@@ -231,6 +233,32 @@ def incomplete_line(doc: dict[str, Any]) -> str | None:
     return f"INCOMPLETE: {what} — cases were not run, no verdict stands"
 
 
+#: The label of a run whose judge shared a process with the backend (in-process: --no-isolate,
+#: a non-native backend on one worker, the pytest plugin without --dml-isolate; or a results
+#: file from before the judge left the workers), in every report.
+NOT_TAMPER_PROOF = ("NOT tamper-proof: the backend ran in the judge's process, where it could "
+                    "have changed its own verdict; certify with an isolated run (dmlconf run "
+                    "--certify)")
+
+
+def tamper_proof(doc: dict[str, Any]) -> bool:
+    """Whether the run's judge was out of the backend's reach (the backend in isolated worker
+    processes, the judge in the harness): its execution says so; a merged run's when every
+    shard's does; a document that does not say is not."""
+    e = doc.get("execution")
+    if not isinstance(e, dict):
+        return False
+    merged = e.get("merged")
+    if isinstance(merged, list):
+        return bool(merged) and all(isinstance(m, dict) and tamper_proof(m) for m in merged)
+    return e.get("tamper_proof") is True
+
+
+def integrity_line(doc: dict[str, Any]) -> str | None:
+    """NOT_TAMPER_PROOF for a run that was not tamper-proof, else None."""
+    return None if tamper_proof(doc) else NOT_TAMPER_PROOF
+
+
 def shard_line(doc: dict[str, Any]) -> str | None:
     """For one shard of a sharded run: "shard 2 of 4: 10 of 40 cases; the verdict covers this
     shard only (join shards with `dmlconf merge`)"; None for a whole run."""
@@ -268,12 +296,16 @@ def execution_text(execution: Any) -> str | None:
     per_worker = e.pop("cases_per_worker", None)
     retries = e.pop("retries", None)
     isolated = e.pop("isolated", None)
+    e.pop("tamper_proof", None)  # said on a line of its own (integrity_line)
+    certify = e.pop("certify", None)
     timeout, cap = e.pop("timeout_s", None), e.pop("memory_cap_bytes", None)
     parts = [f"{e.pop('workers', '?')} worker(s)",
              "isolated: " + ("?" if isolated is None else "yes" if isolated is True
                              else "no" if isolated is False else str(isolated)),
              "no per-case timeout" if timeout is None else f"per-case timeout {timeout} s",
              "no memory cap" if cap is None else f"memory cap {_size(cap)}"]
+    if certify:
+        parts.append("certification run (--certify)")
     if per_worker:
         parts.append(f"a fresh worker every {per_worker} case(s)")
     if retries:
@@ -469,6 +501,7 @@ def render_junit(doc: dict[str, Any]) -> str:
         backend_name=backend.get("name", ""), backend_class=backend.get("class", ""),
         load_files=_load_error_files(doc), incomplete=incomplete_line(doc),
         shard=shard_line(doc), execution=execution_text(doc.get("execution")),
+        tamper_proof=tamper_proof(doc), integrity=integrity_line(doc),
         flags=flags_text(doc), warnings=len(warnings_of(doc)),
         largest=largest_margin(doc["results"]))
 
@@ -494,6 +527,7 @@ def render_markdown(doc: dict[str, Any], max_failures: int = DEFAULT_MAX_FAILURE
         backend_name=backend.get("name", ""), backend_class=backend.get("class", ""),
         platform=doc.get("platform") or {}, incomplete=incomplete_line(doc),
         shard=shard_line(doc), execution=execution_text(doc.get("execution")),
+        integrity=integrity_line(doc),
         load_errors=problems[:max_failures], more_load_errors=max(0, len(problems) - max_failures))
 
 
@@ -651,6 +685,7 @@ def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
         operators=operators, dtypes=sorted({x["dtype"] for x in rows}),
         present=[s for s in STATUSES if s != "PASS" and doc["summary"].get(s)],
         comparison=comparison, incomplete=incomplete_line(doc), shard=shard_line(doc),
+        integrity=integrity_line(doc),
         load_errors=load_errors(doc), execution=execution_text(doc.get("execution")),
         flags=flags_text(doc), short=SHORT, histogram=histogram,
         svg=histogram_svg(histogram) if histogram["judged"] else None,
