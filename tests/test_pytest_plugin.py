@@ -140,8 +140,11 @@ def test_a_native_backend_runs_isolated_and_a_crash_fails_one_item(
                  "--dml-k", "documented/depth_to_space/", "--dml-k", "strides/2d")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["TIMEOUT documented/depth_to_space/example"])
-    # the reference in a worker on request
-    run(pytester, "--dml-backend", "numpy", "--dml-isolate").assert_outcomes(passed=18)
+    # the reference in a worker on request: tamper-proof, the summary says
+    result = run(pytester, "--dml-backend", "numpy", "--dml-isolate")
+    result.assert_outcomes(passed=18)
+    result.stdout.fnmatch_lines(["*dmlconf*", "tamper-proof: the backend runs in a worker "
+                                 "process, out of the judge's reach"])
 
 
 def test_usage_errors(pytester: pytest.Pytester) -> None:
@@ -248,7 +251,11 @@ def test_no_warning_no_summary_entries(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--dml-backend", "numpy", "--dml-k", "depth_to_space1")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["dmlconf: backend numpy, 2 cases from *; execution flags: NONE",
-                                 "*dmlconf*", "execution flags: NONE",
+                                 "*dmlconf*",
+                                 "NOT tamper-proof: the backend runs in pytest's process, where "
+                                 "it could change its own verdict (--dml-isolate for a "
+                                 "tamper-proof session)",
+                                 "execution flags: NONE",
                                  "0 QUALITY_WARNING case(s) (passed: inside the legal envelope, "
                                  "outside the strict reading)"])
     result.stdout.no_fnmatch_line("*DmlQualityWarning*")
