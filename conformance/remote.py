@@ -38,6 +38,7 @@ of the backend ever runs in the process that judges it:
 from __future__ import annotations
 
 import atexit
+import errno
 import faulthandler
 import json
 import mmap
@@ -401,7 +402,7 @@ def _worker(sock: socket.socket, backend: str, level: str | None, memory_cap: in
         channel.send(_json(["failed", f"building backend {backend} failed: {_text(repr(exc))}"]))
         return
     stdio.restore()
-    ready["data_limit"] = _cap_memory(memory_cap)
+    _cap_memory(memory_cap)
     channel.send(_json(["ready", ready]))
     arena = _Mapped(arena_path)
     while True:
@@ -485,8 +486,13 @@ class _Arena:
         size = max(end, 1)
         if size > self.size:
             os.ftruncate(self.fd, size)
-            if hasattr(os, "posix_fallocate"):
+            try:
                 os.posix_fallocate(self.fd, 0, size)  # ENOSPC now, not SIGBUS in the worker
+            except AttributeError:  # no posix_fallocate here
+                pass
+            except OSError as exc:
+                if exc.errno not in (errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+                    raise
             self.size = size
         for (_, offset, _, _), b in zip(layout, bindings.values(), strict=True):
             _all(os.pwrite, self.fd, memoryview(b.guarded), offset)

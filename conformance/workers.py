@@ -473,7 +473,7 @@ class ParallelPool:
                 result.crash = {"exit_code": judge.process.exitcode, "signal": name,
                                 "output": ""}
                 finish(index, result)
-            elif self.info is None or not judge.queue:
+            else:  # while starting, or between cases: nothing to blame, but not for ever
                 self.failed_starts += 1
                 if self.info is None or self.failed_starts >= MAX_FAILED_STARTS:
                     judge.stop(0)
