@@ -10,11 +10,11 @@ of the backend ever runs in the process that judges it:
 
     harness (runner.run_case, the judge)              worker (the backend only)
     ------------------------------------              -------------------------
-    private bindings --pwrite--> arena file <--mmap-- views of the arena
+    private bindings --write--> arena file <--mmap-- views of the arena
     ("dispatch", seq, call, layout) -------channel-->  backend.create_operator(call)
                                                       backend.execute(call, views)
                           <----------------channel--  ["ok", seq, null] (JSON)
-    private bindings <--pread--- arena file
+    private bindings <--read--- arena file
     guards, inputs, outputs checked and judged on the private copies
 
 - The channel is a socket of its own (a high fd in the worker, never 0-2), with length-prefixed
@@ -26,7 +26,8 @@ of the backend ever runs in the process that judges it:
 - The arena is a file in the pool's private folder, one per worker, that the worker maps; the
   bindings are laid out in it guards included, each buffer 16-byte aligned (its
   GuaranteedBaseOffsetAlignment too), exactly TotalTensorSizeInBytes. The harness never maps
-  it (pwrite/pread): a backend that truncates the file costs its case, not the harness.
+  it (it writes and reads it): a backend that truncates the file costs its case, not the
+  harness.
 - The worker's stdout and stderr go to a log (native code's output and Python's faulthandler
   stack of a fatal signal included), through fds it keeps apart and puts back on 0-2 after
   every call, so a backend that closes, dup2s over or floods fds 0-2 costs at most its case.
@@ -461,12 +462,13 @@ def describe_exit(exitcode: int | None) -> tuple[str, str | None]:
 
 class _Arena:
     """The harness's side of a worker's shared buffers: a file the worker maps, which the
-    harness only writes (pwrite) and reads back (pread), never maps. Each binding is laid out
-    whole, guards included, its buffer aligned as the desc promises."""
+    harness only writes and reads back (seek, write, readinto), never maps. Each binding is laid
+    out whole, guards included, its buffer aligned as the desc promises."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        self.file = open(path, "x+b", buffering=0,
+                         opener=lambda p, flags: os.open(p, flags, 0o600))
         self.size = 0
 
     def put(self, bindings: Mapping[str, _Binding]
@@ -485,9 +487,9 @@ class _Arena:
             end = offset + b.guarded.size
         size = max(end, 1)
         if size > self.size:
-            os.ftruncate(self.fd, size)
+            self.file.truncate(size)
             try:
-                os.posix_fallocate(self.fd, 0, size)  # ENOSPC now, not SIGBUS in the worker
+                os.posix_fallocate(self.file.fileno(), 0, size)  # ENOSPC now, not SIGBUS later
             except AttributeError:  # no posix_fallocate here
                 pass
             except OSError as exc:
@@ -495,38 +497,33 @@ class _Arena:
                     raise
             self.size = size
         for (_, offset, _, _), b in zip(layout, bindings.values(), strict=True):
-            _all(os.pwrite, self.fd, memoryview(b.guarded), offset)
+            view = memoryview(b.guarded)
+            self.file.seek(offset)
+            while view:
+                view = view[self.file.write(view):]
         return self.size, layout
 
     def get(self, bindings: Mapping[str, _Binding],
             layout: list[tuple[str, int, int, int]]) -> None:
         """The arena's bytes copied back into the harness's private bindings."""
         for (tensor, offset, _, _), b in zip(layout, bindings.values(), strict=True):
-            if _all(os.preadv, self.fd, memoryview(b.guarded), offset) < b.guarded.size:
-                raise BackendError(f"{tensor}: the shared buffer came back cut short (the "
-                                   "backend's worker truncated the file it lives in)")
+            view = memoryview(b.guarded)
+            self.file.seek(offset)
+            while view:
+                n = self.file.readinto(view)
+                if not n:
+                    raise BackendError(f"{tensor}: the shared buffer came back cut short (the "
+                                       "backend's worker truncated the file it lives in)")
+                view = view[n:]
 
     def shrink(self) -> None:
         """Give a large arena's memory back (the worker maps the new size at its next call)."""
         if self.size > ARENA_KEEP:
-            os.ftruncate(self.fd, 0)
+            self.file.truncate(0)
             self.size = 0
 
     def close(self) -> None:
-        os.close(self.fd)
-
-
-def _all(op: Callable[..., int], fd: int, view: memoryview, offset: int) -> int:
-    """pwrite or preadv of the whole view from offset, however many calls it takes; the bytes
-    done (fewer only at the end of the file)."""
-    done = 0
-    while done < len(view):
-        part = view[done:]
-        n = op(fd, part, offset + done) if op is os.pwrite else op(fd, [part], offset + done)
-        if n <= 0:
-            break
-        done += n
-    return done
+        self.file.close()
 
 
 class WorkerLost(BaseException):

@@ -30,6 +30,7 @@ A worker is killed with its whole process group (whatever the backend forked) wh
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import os
 import signal
@@ -355,6 +356,25 @@ def _judge(conn: Connection, running: Any, backend: str, level: str | None,
         pool.close(0.0 if terminated else EXIT_GRACE_S)
 
 
+#: The judge processes alive in this process. They are not daemons (a daemon may not start
+#: processes of its own), so multiprocessing would wait for them at exit: they are stopped
+#: first, whatever ended the harness without closing its pool (atexit runs this before
+#: multiprocessing's own exit function, registered earlier).
+_LIVE_JUDGES: set[Any] = set()
+
+
+@atexit.register
+def _stop_live_judges() -> None:
+    for process in list(_LIVE_JUDGES):
+        if process.is_alive():
+            process.terminate()
+    for process in list(_LIVE_JUDGES):
+        process.join(EXIT_GRACE_S + 1)
+        if process.is_alive():
+            process.kill()
+    _LIVE_JUDGES.clear()
+
+
 @dataclass
 class _Judge:
     """A judge process as the harness holds it."""
@@ -374,6 +394,7 @@ class _Judge:
             self.process.kill()
         self.process.join(5)
         self.conn.close()
+        _LIVE_JUDGES.discard(self.process)
 
 
 class ParallelPool:
@@ -404,6 +425,7 @@ class ParallelPool:
             os.environ.clear()
             os.environ.update(saved)
         theirs.close()
+        _LIVE_JUDGES.add(process)
         return _Judge(process, ours, running)
 
     def ready(self) -> dict[str, Any]:

@@ -29,6 +29,7 @@ any DEPTH_TO_SPACE call, the "2nd" any SPACE_TO_DEPTH call, whichever worker run
                      2nd victim: as ClosesStdio's
 - FloodsStdout       1st victim: writes 100 MB to fd 1, computes nothing; 2nd: as ClosesStdio's
 - ClosesEveryFd      1st victim: closes every fd of the process, its channel included
+- TruncatesArena     each victim: truncates the file its buffers live in, computes nothing
 - Forks              each victim: forks a child that sleeps 300 s (its pid appended to the file
                      $DMLCONF_TEST_PIDS), then computes
 - ForksAndHangs      as Forks, but the 2nd victim then spins forever (a TIMEOUT)
@@ -211,6 +212,17 @@ class ClosesEveryFd(_Victims):
 
     def first(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> bool:
         os.closerange(0, 1 << 16)
+        return True
+
+
+class TruncatesArena(_Victims):
+    name = "arena-truncated"
+
+    def first(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> bool:
+        from conformance import remote
+
+        (arena,) = [o for o in gc.get_objects() if isinstance(o, remote._Mapped)]
+        os.truncate(arena.path, 0)
         return True
 
 

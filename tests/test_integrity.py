@@ -184,6 +184,16 @@ def test_a_backend_that_closes_every_fd_costs_its_case(tmp_path: Path) -> None:
     assert first["status"] == "ERROR" and first["crash"] is not None
 
 
+def test_a_backend_that_truncates_its_shared_buffers_costs_its_case(tmp_path: Path) -> None:
+    """The harness never maps the arena: reading it back short is the case's ERROR, not a
+    SIGBUS in the harness."""
+    code, doc = run(tmp_path, "TruncatesArena")
+    assert code == 1
+    check_the_rest_passed(doc)
+    for r in (by_id(doc, v) for v in VICTIMS):
+        assert r["status"] == "ERROR" and "the shared buffer came back cut short" in r["message"]
+
+
 # -- processes ------------------------------------------------------------------------------------
 def gone(pid: int) -> bool:
     """Whether the process has ended (a zombie not yet reaped by its new parent counts)."""
