@@ -220,16 +220,21 @@ class Pool:
             on_result: Callable[[Result], None] | None = None) -> list[Result]:
         """Every case's result, in the cases' order."""
         results = []
+        for i, case in enumerate(cases):
+            result = self.run_one(case, more=i + 1 < len(cases))
+            results.append(result)
+            if on_result:
+                on_result(result)
+        return results
+
+    def run_one(self, case: Case, more: bool = False) -> Result:
+        """The case's result. more: whether other cases follow (a worker retired after it by
+        --cases-per-worker then has its successor built while it runs)."""
         try:
-            for i, case in enumerate(cases):
-                result = self._run_one(case, more=i + 1 < len(cases))
-                results.append(result)
-                if on_result:
-                    on_result(result)
+            return self._run_one(case, more)
         except BaseException:  # Ctrl-C, SIGTERM: the worker may be in the middle of a request
             self._kill_workers()
             raise
-        return results
 
     def _run_one(self, case: Case, more: bool) -> Result:
         worker = self._ready_worker()
@@ -343,7 +348,7 @@ def _judge(conn: Connection, running: Any, backend: str, level: str | None,
             last_send = time.monotonic()
             for k, (index, case) in enumerate(chunk):
                 running[0] = index
-                done.append((index, pool.run([case])[0]))
+                done.append((index, pool.run_one(case, more=True)))
                 running[0] = -1
                 if k == len(chunk) - 1 or time.monotonic() - last_send > SEND_EVERY_S:
                     conn.send(("results", done))
