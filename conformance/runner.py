@@ -33,7 +33,7 @@ import numpy as np
 from backends.base import Backend, Capabilities, DescRejected
 from conformance import compare, ops
 from conformance import inputs as sources
-from conformance.casefile import Case, logical_values
+from conformance.casefile import Case, Source, logical_values
 from conformance.compare import Expected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
@@ -227,6 +227,15 @@ class _Run:
         b = _allocate(desc, INPUT_PADDING_BYTE, self.budget)
         if source is None:  # a rejected case may leave inputs unspecified
             return b
+        try:
+            return self._fill_input(ref, desc, source, b)
+        except sources.SourceError as exc:
+            if self.case.rejected:  # its buffers cannot be made: the acceptance is the FAIL
+                raise
+            raise CaseError(f"{self.case.show_ref(ref)}: {exc}") from exc
+
+    def _fill_input(self, ref: str, desc: TensorDesc, source: Source, b: _Binding) -> _Binding:
+        """Write a valid input's values into its binding (its source's kind decides how)."""
         if source.kind == "buffer":
             image = sources.buffer_image(source.params, desc)
             b.buffer[:image.size] = image

@@ -37,7 +37,14 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from conformance.results import FAILING, FORMAT, NOT_RECOGNISED, STATUSES, write_atomic
+from conformance.results import (
+    FAILING,
+    FORMAT,
+    NOT_RECOGNISED,
+    STATUSES,
+    sanitise,
+    write_atomic,
+)
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DEFAULT_MAX_FAILURES = 50
@@ -126,7 +133,7 @@ def load(path: str | Path) -> dict[str, Any]:
     problem = _problem(doc)
     if problem:
         raise ReportError(f"{path}: not a results JSON document ({FORMAT}): {problem}")
-    return doc
+    return sanitise(doc)  # an old or hand-made file follows the rule results are written by
 
 
 def _problem(doc: Any) -> str | None:
