@@ -291,7 +291,26 @@ def test_exact_patterns_match_one_id_only():
     assert exact("a/c", ids) == "a/c" and exact("a/b/1", ids) == "a/b/[1]"
 
 
+def lavapipe_version() -> str | None:
+    """The installed Mesa Vulkan drivers' Debian version (lavapipe), or None."""
+    import subprocess
+
+    try:
+        found = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "mesa-vulkan-drivers"],
+                               capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return found.stdout.strip() if found.returncode == 0 else None
+
+
+BASELINE_LAVAPIPE = (ROOT / "backends" / "directml" / "lavapipe.version").read_text().strip()
+
+
 @needs_layer
+@pytest.mark.skipif(lavapipe_version() != BASELINE_LAVAPIPE,
+                    reason=f"the baseline was made on lavapipe {BASELINE_LAVAPIPE}, this machine "
+                           f"has {lavapipe_version()}: remake it there (backends/directml/"
+                           "baseline.py)")
 def test_the_committed_baseline_names_every_known_finding_of_the_suite(tmp_path):
     """The whole committed suite on real DirectML, with the committed baseline: exit 0 (every
     FAIL is a known finding) and no entry stale (every finding still there)."""
