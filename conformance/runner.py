@@ -427,10 +427,9 @@ def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
             failures.append(f"{said}: " + compare.describe(a, judged.model, judged.bad, left))
             related = True
         elif judged.status == "QUALITY_WARNING":
-            warnings.append(f"{said} holds within the legal envelope ({judged.model.rule}), "
-                            "not bit for bit: "
-                            + compare.describe(a, Expected(b, rule="bit-exact"),
-                                               compare.mismatches(a, Expected(b)), left))
+            warnings.append(f"{said} holds within the legal envelope "
+                            f"({judged.model.envelope.rule}), not bit for bit: "
+                            + compare.describe(a, judged.model, judged.bad, left))
     if failures:
         verdict.status, verdict.again = "FAIL", False
         verdict.diagnosis = _diagnose(case, run, failed, flags, related)

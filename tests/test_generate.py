@@ -54,34 +54,6 @@ def test_write_reports_changes_and_removes_stale_files(tmp_path: Path) -> None:
     assert not (tmp_path / "large" / "old.yaml").exists()
 
 
-def _family_operators() -> dict[str, set[str]]:
-    found: dict[str, set[str]] = {}
-    for rel, cases in collected().items():
-        family = rel.split("/")[0]
-        for case in cases:
-            for call in case.get("calls", [case]):
-                found.setdefault(family, set()).add(call["operator"])
-    return found
-
-
-def test_every_family_is_present_for_every_operator_it_applies_to() -> None:
-    every = set(ops.OPERATORS)
-    resample = {"RESAMPLE", "RESAMPLE1"}
-    applies = {
-        "roundtrip": {"DEPTH_TO_SPACE1", "SPACE_TO_DEPTH1"},
-        "equivalence": every,
-        "offsets": resample,
-        "layouts": every,
-        "tables": every,
-        "invalid": every,
-        "bitlevel": every,
-        "large": every,
-        "blocks": every - resample,
-        "sampling": resample,
-    }
-    assert _family_operators() == applies
-
-
 def test_each_invalid_case_breaks_exactly_its_rule() -> None:
     for spec in ops.OPERATORS.values():
         for slug, rule, change, _, _ in invalid.variants(spec):
