@@ -1,5 +1,5 @@
 """`dmlconf compare OLD.json NEW.json`: what changed between two runs' results documents
-(docs/baselines.md). Not to be confused with conformance.compare, the tolerance checks.
+(docs/baselines.md). Not to be confused with conformance.judge.compare, the tolerance checks.
 
 A case that newly FAILs, ERRORs or TIMES OUT is a regression, one that newly passes (PASS,
 QUALITY_WARNING, XPASS) a fix (FAIL -> QUALITY_WARNING is a fix); PASS <-> QUALITY_WARNING is a

@@ -101,7 +101,7 @@ class Result:
     #: outside it, a FAIL). None where no output is judged within a bound (bit-exact models).
     margin: float | None = None
     #: For a FAIL: what the catalogue of misreadings recognises in the output
-    #: (conformance.diagnose): {"readings": [keys of the matching wrong readings], "text": the
+    #: (conformance.judge.diagnose): {"readings": [keys of the matching wrong readings], "text": the
     #: sentence a reader acts on}. None when nothing was recognised or the case passed.
     diagnosis: dict[str, Any] | None = None
 

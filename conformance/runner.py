@@ -31,11 +31,12 @@ from typing import Protocol
 import numpy as np
 
 from backends.base import Backend, Capabilities, DescRejected
-from conformance import compare, ops
 from conformance import inputs as sources
+from conformance import ops
 from conformance.casefile import Case, Source, logical_values
-from conformance.compare import Expected
+from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
+from conformance.judge import compare
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.results import FAILING, Result
@@ -388,7 +389,7 @@ def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
     except BindingError as exc:
         return _Verdict("FAIL", str(exc), run.info)
     except DescRejected as exc:
-        from conformance import diagnose  # the catalogue is loaded only when something FAILs
+        from conformance.judge import diagnose  # the catalogue is loaded only when something FAILs
 
         found = diagnose.explain_rejection(named.call)
         message = f"the backend rejected a valid desc: {exc}"
@@ -488,10 +489,10 @@ def _keep_failure(case: Case, run: _Run, ref: str, got: np.ndarray,
 def _diagnose(case: Case, run: _Run, failed: dict[str, dict[str, tuple[np.ndarray, Expected]]],
               flags: ExecutionFlags, related: bool) -> dict | None:
     """What the catalogue of misreadings recognises in the failing outputs, call by call
-    (conformance.diagnose): the outputs judged against expectations, and, where a relation
+    (conformance.judge.diagnose): the outputs judged against expectations, and, where a relation
     failed, every other call's outputs against the operator's reference for the inputs it was
     given. The readings of every call, the texts joined."""
-    from conformance import diagnose  # the catalogue is loaded only when something FAILs
+    from conformance.judge import diagnose  # the catalogue is loaded only when something FAILs
 
     readings: list[str] = []
     texts: list[str] = []

@@ -5,7 +5,7 @@ declare native = True, so that dmlconf run isolates them by default.
 Cheats, on every case: each would pass if the judge shared its process (an in-process run), by
 replacing the one function of the judge that would catch it:
 
-- PatchesMismatches  computes nothing; replaces conformance.compare.mismatches, with which the
+- PatchesMismatches  computes nothing; replaces conformance.judge.compare.mismatches, with which the
                      judge compares every output, by a function that finds no mismatch
 - PatchesFlatnonzero computes the outputs, then uses its inputs as scratch (inverts their
                      bytes); replaces numpy.flatnonzero, with which the runner finds changed
@@ -50,7 +50,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-import conformance.compare
+import conformance.judge.compare
 import conformance.runner
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance.levels import FeatureLevel
@@ -84,9 +84,9 @@ class PatchesMismatches(_Cheat):
     name = "cheat-mismatches"
 
     def patch(self) -> None:
-        conformance.compare.mismatches = (
+        conformance.judge.compare.mismatches = (
             lambda got, exp: np.zeros(np.shape(got), dtype=bool))
-        conformance.runner.compare.mismatches = conformance.compare.mismatches
+        conformance.runner.compare.mismatches = conformance.judge.compare.mismatches
 
     def cheat(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
         pass  # computes nothing

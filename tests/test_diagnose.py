@@ -1,7 +1,8 @@
-"""conformance.diagnose on hand-made calls: a failing output is matched against the catalogue of
-misreadings, and wrong elements of data movement and nearest selection are traced back to the
-input. The wrong outputs here are made independently of the catalogue (index formulas written
-out, the reference on a misaddressed read), so a match is evidence, not an identity."""
+"""conformance.judge.diagnose on hand-made calls: a failing output is matched against the
+catalogue of misreadings, and wrong elements of data movement and nearest selection are traced
+back to the input. The wrong outputs here are made independently of the catalogue (index
+formulas written out, the reference on a misaddressed read), so a match is evidence, not an
+identity."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from conformance import diagnose, ops
+from conformance import ops
+from conformance.judge import diagnose
 from conformance.ops import OperatorCall
 from conformance.tensors import DataType, TensorDesc, read_tensor, write_tensor
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conformance import compare, ops
-from conformance.compare import Expected
+from conformance import ops
+from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
+from conformance.judge import compare
 from conformance.ops.resample import (
     FLOAT16_OP_ERROR,
     FLOAT32_OP_ERROR,

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from conformance import ops
-from conformance.compare import Expected, mismatches
+from conformance.expected import Expected
+from conformance.judge.compare import mismatches
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.tensors import DataType, TensorDesc
 

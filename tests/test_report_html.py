@@ -286,7 +286,8 @@ def test_a_failure_shows_its_tensors_as_grids_with_the_differences_marked(tmp_pa
 def test_float_grids_carry_a_relative_error_for_the_heat_map() -> None:
     import numpy as np
 
-    from conformance.compare import Expected, grid, mismatches
+    from conformance.expected import Expected
+    from conformance.judge.compare import grid, mismatches
     from conformance.report import grid_rows
 
     want = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from conformance.compare import Expected
+from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.spec import Citation, Violation

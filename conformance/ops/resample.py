@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.compare import Expected
+from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, float32, table

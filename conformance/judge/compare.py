@@ -1,4 +1,5 @@
-"""How an output is judged: the expectation models and the mismatch messages.
+"""How an output is judged: the expectation models (their data type, Expected, is
+conformance/expected.py, which the operators build) and the mismatch messages.
 
 Three kinds, each exact where the spec is exact and bounded where it is not:
 - exact:  every element's bits equal the expected bits (NaN payloads and -0.0 included). Used for
@@ -23,39 +24,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-Kind = Literal["exact", "one_of", "within"]
+from conformance.expected import Expected
+
 SHOWN = 5  # mismatching elements listed in a message
-
-
-@dataclass
-class Expected:
-    """What one output must hold. values: the reference output in the output's dtype."""
-
-    values: np.ndarray
-    kind: Kind = "exact"
-    alternatives: tuple[np.ndarray, ...] = ()
-    center: np.ndarray | None = None
-    bound: np.ndarray | None = None
-    rule: str = "bit-exact"
-    #: The legal envelope, where it is wider than this (strict) model: what DirectML on D3D12
-    #: may legally return under the platform's arithmetic rules (docs/tolerances.md). An output
-    #: outside it FAILs; inside it but outside the strict model it is a QUALITY_WARNING. None:
-    #: the strict model is also the legal one (data movement, inline values).
-    legal: Expected | None = None
-    #: Where a NaN is expected, any NaN is acceptable (exact and one_of kinds).
-    any_nan: bool = False
-    #: 'within' kind: where True, a NaN is acceptable besides the center (linear resampling
-    #: where a tap of weight 0 is NaN or infinite: multiplying it in gives NaN, legally).
-    nan_ok: np.ndarray | None = None
-
-    @property
-    def envelope(self) -> Expected:
-        """The model that decides FAIL: the legal envelope, or this model where none is set."""
-        return self.legal if self.legal is not None else self
-
-    def __post_init__(self) -> None:
-        if self.kind == "within" and (self.center is None or self.bound is None):
-            raise ValueError("a 'within' expectation needs center and bound")
 
 
 def _bits(a: np.ndarray) -> np.ndarray:

@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 
 from backends.base import DescRejected
-from conformance import compare, misreadings, ops
-from conformance.compare import Expected
+from conformance import misreadings, ops
+from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
+from conformance.judge import compare
 from conformance.ops import OperatorCall
 from conformance.tensors import read_tensor
 
