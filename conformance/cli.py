@@ -205,7 +205,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from conformance import baseline as baselines
+    from conformance.results import baseline as baselines
 
     if args.strict and not args.baseline:
         raise ValueError("--strict needs --baseline")
@@ -364,18 +364,17 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from conformance import compare_runs
+    from conformance.results import diff as run_diff
 
-    new = compare_runs.load(args.new)
-    diff = compare_runs.compare(compare_runs.load(args.old), new, args.old, args.new)
-    print(compare_runs.to_markdown(diff) if args.markdown else compare_runs.to_text(diff),
-          end="")
+    new = results.read(args.new)
+    diff = run_diff.compare(results.read(args.old), new, args.old, args.new)
+    print(run_diff.to_markdown(diff) if args.markdown else run_diff.to_text(diff), end="")
     if args.html:
         from conformance import report
 
         report.write(report.render_html(new, comparison=diff), args.html)
         print(f"report: {args.html}", file=sys.stderr)
-    return compare_runs.exit_status(diff)
+    return run_diff.exit_status(diff)
 
 
 def _write_reports(doc: dict, args: argparse.Namespace) -> list[Path]:
@@ -390,13 +389,11 @@ def _write_reports(doc: dict, args: argparse.Namespace) -> list[Path]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from conformance import report
-
     if not (args.junit or args.markdown or args.html):
         print("dmlconf report: error: give at least one output: --junit PATH, "
               "--markdown PATH and/or --html PATH", file=sys.stderr)
         return 2
-    _write_reports(report.load(args.results), args)
+    _write_reports(results.read(args.results), args)
     return 0
 
 

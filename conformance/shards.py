@@ -137,10 +137,8 @@ def _baselines(docs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any] | None:
 
 
 def load(paths: Sequence[str | Path]) -> list[tuple[str, dict[str, Any]]]:
-    """Read each shard's results file (report.load's checks)."""
-    from conformance import report
-
+    """Read each shard's results file (conformance.results.read, strict)."""
     try:
-        return [(str(p), report.load(p)) for p in paths]
-    except report.ReportError as exc:
+        return [(str(p), results.read(p)) for p in paths]
+    except results.ResultsFileError as exc:
         raise MergeError(str(exc)) from None

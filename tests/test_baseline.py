@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance import baseline, compare_runs, results
+from conformance import results
 from conformance.cli import main
-from conformance.results import Result
+from conformance.results import Result, baseline
+from conformance.results import diff as run_diff
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTED = ROOT / "cases" / "documented"
@@ -255,7 +256,7 @@ def compare(capsys: pytest.CaptureFixture[str], old: Path, new: Path,
 def test_compare_newly_failing_exits_1(
         runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     old, new = json.loads(runs["late"].read_text()), json.loads(runs["swapped"].read_text())
-    diff = compare_runs.compare(old, new)
+    diff = run_diff.compare(old, new)
     assert {c.id for c in diff.newly_failing} == SWAPPED
     assert all((c.old_status, c.new_status) == ("PASS", "FAIL") for c in diff.newly_failing)
     assert not diff.newly_passing and not diff.changed and not diff.added and not diff.removed
@@ -275,7 +276,7 @@ def test_compare_newly_passing_and_changed_exit_0(
     code, out = compare(capsys, runs["raising"], runs["swapped_known"])
     assert code == 0
     assert out.splitlines()[0].endswith(": no case newly fails")
-    diff = compare_runs.compare(json.loads(runs["raising"].read_text()),
+    diff = run_diff.compare(json.loads(runs["raising"].read_text()),
                                 json.loads(runs["swapped_known"].read_text()))
     assert len(diff.newly_passing) == 14
     # ERROR -> FAIL and ERROR -> XFAIL: still not passing, but changed
@@ -295,7 +296,7 @@ def test_compare_message_change_and_xfail_to_fail(
             r["message"] = "another message"
     path = tmp_path / "edited.json"
     path.write_text(json.dumps(new), encoding="utf-8")
-    diff = compare_runs.compare(old, new)
+    diff = run_diff.compare(old, new)
     # XFAIL -> FAIL (the baseline dropped) is newly failing
     assert {c.id for c in diff.newly_failing} == {D2S1_DCR, D2S1_CRD}
     assert [(c.id, c.old_status, c.new_status) for c in diff.changed] == [
@@ -355,14 +356,14 @@ def test_compare_a_timeout_is_a_failure() -> None:
 
     old = doc(a="PASS", b="TIMEOUT", c="TIMEOUT", d="XFAIL", e="NOT_SUPPORTED")
     new = doc(a="TIMEOUT", b="PASS", c="ERROR", d="TIMEOUT", e="TIMEOUT")
-    diff = compare_runs.compare(old, new)
+    diff = run_diff.compare(old, new)
     assert [(c.id, c.old_status, c.new_status) for c in diff.newly_failing] == [
         ("a", "PASS", "TIMEOUT"), ("d", "XFAIL", "TIMEOUT"), ("e", "NOT_SUPPORTED", "TIMEOUT")]
     assert [c.id for c in diff.newly_passing] == ["b"]
     assert [(c.id, c.old_status, c.new_status) for c in diff.changed] == [
         ("c", "TIMEOUT", "ERROR")]
-    assert compare_runs.exit_status(diff) == 1
-    assert compare_runs.FAILING is results.FAILING
+    assert run_diff.exit_status(diff) == 1
+    assert run_diff.FAILING is results.FAILING
 
 
 # -- QUALITY_WARNING -------------------------------------------------------------------------------
@@ -396,19 +397,19 @@ def test_compare_pass_and_quality_warning_changes_are_neither_regressions_nor_fi
     new = doc_of(a="QUALITY_WARNING", b="PASS", c="QUALITY_WARNING", d="FAIL",
                  e="QUALITY_WARNING", f="QUALITY_WARNING", g="QUALITY_WARNING")
     new["results"][4]["message"] = "another warning"
-    diff = compare_runs.compare(old, new)
+    diff = run_diff.compare(old, new)
     assert [(c.id, c.old_status, c.new_status) for c in diff.quality] == [
         ("a", "PASS", "QUALITY_WARNING"), ("b", "QUALITY_WARNING", "PASS")]
     assert [(c.id, c.old_status) for c in diff.newly_passing] == [("c", "FAIL"), ("g", "ERROR")]
     assert [(c.id, c.new_status) for c in diff.newly_failing] == [("d", "FAIL")]
     assert diff.changed == []  # e (another message) and f (XPASS): passes both times
-    assert compare_runs.exit_status(compare_runs.compare(old, doc_of(
+    assert run_diff.exit_status(run_diff.compare(old, doc_of(
         a="QUALITY_WARNING", b="PASS", c="QUALITY_WARNING", d="QUALITY_WARNING"))) == 0
-    text = compare_runs.to_text(diff)
+    text = run_diff.to_text(diff)
     assert ("quality (PASS <-> QUALITY_WARNING: neither a regression nor a fix) (2):\n"
             "  a: PASS -> QUALITY_WARNING\n    was: PASS message\n"
             "    now: QUALITY_WARNING message\n") in text
-    md = compare_runs.to_markdown(diff)
+    md = run_diff.to_markdown(diff)
     assert ("### Quality changes (PASS <-> QUALITY_WARNING: neither a regression nor a fix) (2)"
             in md)
     assert "| `b` | QUALITY_WARNING | PASS | PASS message |" in md
@@ -417,12 +418,12 @@ def test_compare_pass_and_quality_warning_changes_are_neither_regressions_nor_fi
 def test_compare_execution_flags_are_a_run_difference() -> None:
     old, new = doc_of(a="PASS"), doc_of(a="PASS")
     new["execution_flags"] = []  # an older document (no field) ran with none: the same
-    assert compare_runs.compare(old, new).run == []
+    assert run_diff.compare(old, new).run == []
     new["execution_flags"] = ["ALLOW_HALF_PRECISION_COMPUTATION"]
-    assert compare_runs.compare(old, new).run == [
+    assert run_diff.compare(old, new).run == [
         ("execution_flags", [], ["ALLOW_HALF_PRECISION_COMPUTATION"])]
     assert 'run differs: execution_flags: [] -> ["ALLOW_HALF_PRECISION_COMPUTATION"]' in \
-        compare_runs.to_text(compare_runs.compare(old, new))
+        run_diff.to_text(run_diff.compare(old, new))
 
 
 def test_compare_html_counts_the_quality_changes(tmp_path: Path) -> None:
@@ -433,7 +434,7 @@ def test_compare_html_counts_the_quality_changes(tmp_path: Path) -> None:
     for doc in (old, new):
         doc.update(summary={s: sum(r["status"] == s for r in doc["results"])
                             for s in results.STATUSES}, ambiguous={}, verdict={})
-    text = report.render_html(new, comparison=compare_runs.compare(old, new, "old.json"))
+    text = report.render_html(new, comparison=run_diff.compare(old, new, "old.json"))
     assert 'data-compare="quality">1<' in text and 'data-compare="newly_passing">1<' in text
     quality = re.search(r"<summary>Quality changes \(1\)</summary>(.*?)</details>", text,
                         re.S).group(1)

@@ -23,7 +23,7 @@ def test_workflow_and_baseline_are_valid_yaml() -> None:
     steps = workflow["jobs"]["conformance"]["steps"]
     assert any(s.get("uses", "").startswith("actions/upload-artifact") for s in steps)
     assert any("GITHUB_STEP_SUMMARY" in s.get("run", "") for s in steps)
-    from conformance import baseline as baselines
+    from conformance.results import baseline as baselines
 
     assert baselines.parse(yaml.safe_dump(baseline)).entries
 

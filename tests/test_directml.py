@@ -268,7 +268,7 @@ def test_the_baseline_classifies_known_findings_and_refuses_new_ones():
                        {"id": linear.id, "status": "FAIL", "ambiguous": None},
                        {"id": nearest32.id, "status": "PASS", "ambiguous": None}]}
     text = baseline.build(doc, cases)
-    from conformance.baseline import parse
+    from conformance.results.baseline import parse
     entries = parse(text).entries
     assert [e.reason for e in entries] == [baseline.CAUSES["linear-edges"],
                                            baseline.CAUSES["nearest-8bit"]]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from backends.numpy_reference import NumpyReferenceBackend
-from conformance import report, runner
+from conformance import results, runner
 from conformance.casefile import CaseFileError, load_text
 from conformance.cli import main, parse_size
 
@@ -85,7 +85,7 @@ def test_bad_files_are_listed_and_the_rest_runs(folder: Path, tmp_path: Path,
     page = html.read_text()
     assert "INCOMPLETE" in page and "bomb.yaml" in page
     assert "not-yaml.yaml" in junit.read_text()
-    assert report.load(out)["load_errors"] == doc["load_errors"]
+    assert results.read(out)["load_errors"] == doc["load_errors"]
 
 
 def test_list_names_the_problems_and_lists_the_rest(folder: Path,

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from conformance import results
 from conformance.casefile import Case, load_cases
 
 HERE = Path(__file__).resolve().parent
@@ -80,9 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default=str(DEFAULT), help=f"(default: {DEFAULT})")
     parser.add_argument("--cases", action="append", help="case paths (default: cases)")
     args = parser.parse_args(argv)
-    doc = json.loads(Path(args.results).read_text(encoding="utf-8"))
     try:
-        text = build(doc, load_cases(args.cases or ["cases"]))
+        text = build(results.read(args.results), load_cases(args.cases or ["cases"]))
     except ValueError as exc:
         print(f"baseline: {exc}", file=sys.stderr)
         return 1

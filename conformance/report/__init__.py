@@ -1,7 +1,7 @@
 """Reports rendered from a results document (the dict `conformance.results.document` makes,
-or `load` reads back from its JSON): JUnit XML for CI test views and a Markdown summary for a
-GitHub Actions job summary, and a self-contained HTML report. The templates ship inside the
-package, in templates/.
+or `conformance.results.read` reads back from its JSON): JUnit XML for CI test views and a
+Markdown summary for a GitHub Actions job summary, and a self-contained HTML report. The
+templates ship inside the package, in templates/. Reports know the results package only.
 
 JUnit mapping (docs/results-format.md, "Reports"): one <testcase> per result; FAIL is a
 <failure> (its diagnosis, when the catalogue of misreadings recognised the output, on a line of
@@ -25,7 +25,6 @@ HTML).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from bisect import bisect_right
@@ -39,10 +38,9 @@ from markupsafe import Markup, escape
 
 from conformance.results import (
     FAILING,
-    FORMAT,
     NOT_RECOGNISED,
     STATUSES,
-    sanitise,
+    reading_words,
     write_atomic,
 )
 
@@ -68,10 +66,6 @@ _XML_FORBIDDEN = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
-
-
-class ReportError(ValueError):
-    """A results file that cannot be read as a results document."""
 
 
 def xml_text(value: Any) -> str:
@@ -119,37 +113,6 @@ def _env(autoescape: bool) -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters.update(xattr=_xml_attr, xml=_xml, md=md_cell)
     return env
-
-
-def load(path: str | Path) -> dict[str, Any]:
-    """Read a results JSON; ReportError (one line) when it is missing or not one."""
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot read the results file: "
-                          f"{exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReportError(f"{path}: not a results JSON document: {exc}") from None
-    problem = _problem(doc)
-    if problem:
-        raise ReportError(f"{path}: not a results JSON document ({FORMAT}): {problem}")
-    return sanitise(doc)  # an old or hand-made file follows the rule results are written by
-
-
-def _problem(doc: Any) -> str | None:
-    if not isinstance(doc, dict):
-        return "the top level is not an object"
-    if doc.get("format") != FORMAT:
-        return f"format is {doc.get('format')!r}"
-    for key, kind in (("summary", dict), ("ambiguous", dict), ("verdict", dict),
-                      ("results", list)):
-        if not isinstance(doc.get(key), kind):
-            return f"{key!r} is missing or not a{'n object' if kind is dict else ' list'}"
-    for i, r in enumerate(doc["results"]):
-        if not isinstance(r, dict) or not isinstance(r.get("id"), str) \
-                or r.get("status") not in STATUSES:
-            return f"results[{i}] has no id or no known status"
-    return None
 
 
 def _split_id(case_id: str) -> tuple[str, str]:
@@ -435,15 +398,6 @@ def diagnosis_of(r: dict[str, Any]) -> dict[str, Any] | None:
     return {"readings": keys, "text": text} if keys or text else None
 
 
-def reading_words(key: str) -> str:
-    """What the catalogue of misreadings says a reading does ("the other Order: ..."), or a
-    note that this suite's catalogue does not hold the key (a document from another version)."""
-    from conformance.misreadings import CATALOGUE
-
-    entry = CATALOGUE.get(key)
-    return entry.reading if entry is not None else "(not in this suite's catalogue)"
-
-
 def diagnosis_summary(doc: dict[str, Any]) -> dict[str, Any]:
     """The run's FAILs by the misreading they were diagnosed as: `readings` (key, count and
     the reading's words, most frequent first), `failures` (FAIL results) and `unrecognised`
@@ -647,7 +601,7 @@ def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
     diagnosis summary, and one expandable row per non-PASS case (PASS cases are only counted)
     in its section (failures, quality warnings, baseline, ambiguous), with filters.
     Everything from the document is escaped by Jinja's autoescape; the script only reads data
-    attributes and writes with textContent. comparison: a compare_runs.Diff against an
+    attributes and writes with textContent. comparison: a conformance.results.diff.Diff against an
     earlier run, shown as its own section."""
     results = doc["results"]
     operators = sorted({str(op) for r in results if r["status"] != "PASS"

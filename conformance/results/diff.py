@@ -1,5 +1,6 @@
 """`dmlconf compare OLD.json NEW.json`: what changed between two runs' results documents
-(docs/baselines.md). Not to be confused with conformance.judge.compare, the tolerance checks.
+(docs/baselines.md), read by conformance.results.io.read. Not to be confused with
+conformance.judge.compare, the tolerance checks.
 
 A case that newly FAILs, ERRORs or TIMES OUT is a regression, one that newly passes (PASS,
 QUALITY_WARNING, XPASS) a fix (FAIL -> QUALITY_WARNING is a fix); PASS <-> QUALITY_WARNING is a
@@ -10,10 +11,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from conformance.results import FAILING, PASSING
+from conformance.results.model import FAILING, PASSING
 
 #: Top-level fields whose difference says the two runs are not of the same thing. The
 #: execution flags change the judgement (the float16 envelope widens under
@@ -47,17 +47,6 @@ class Diff:
     run: list[tuple[str, Any, Any]] = field(default_factory=list)  # (field, old, new)
     old_summary: dict[str, int] = field(default_factory=dict)
     new_summary: dict[str, int] = field(default_factory=dict)
-
-
-def load(path: str | Path) -> dict[str, Any]:
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not JSON ({exc})") from None
-    if (not isinstance(doc, dict) or not str(doc.get("format", "")).startswith(
-            "dml-conformance-results/") or not isinstance(doc.get("results"), list)):
-        raise ValueError(f"{path}: not a dmlconf results document (docs/results-format.md)")
-    return doc
 
 
 def _get(doc: dict[str, Any], keys: tuple[str, ...]) -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from conformance.casefile import id_matches
-from conformance.results import FAILING, Result
+from conformance.results.model import FAILING, Result
 
 #: The statuses a baseline entry turns into XPASS: the passing statuses of a judged case
 #: (XPASS itself is only made here).

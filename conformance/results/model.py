@@ -1,24 +1,13 @@
-"""Results: one record per case, the run's provenance, the verdict per feature level, and the
-results JSON (docs/results-format.md)."""
+"""The result of one case (Result), the statuses and their meaning for a run, and the one rule
+every writer of a result's text follows (safe_text): docs/results-format.md, "Results"."""
 
 from __future__ import annotations
 
-import json
-import os
-import platform
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from conformance import __version__
-from conformance.levels import FeatureLevel
-
-FORMAT = "dml-conformance-results/1"
 STATUSES = ("PASS", "QUALITY_WARNING", "FAIL", "ERROR", "TIMEOUT", "NOT_SUPPORTED", "XFAIL",
             "XPASS")
 #: Statuses that fail a run: a wrong result (FAIL), a backend or case that could not run
@@ -30,8 +19,6 @@ FAILING = ("FAIL", "ERROR", "TIMEOUT")
 #: case a baseline expected to fail that passed (XPASS); an expected failure (XFAIL) is still a
 #: failure for the verdict.
 PASSING = ("PASS", "QUALITY_WARNING", "XPASS")
-#: The levels at which the operators' tables change: the levels a verdict is given for.
-VERDICT_LEVELS = tuple(FeatureLevel.parse(t) for t in ("1_0", "2_0", "2_1", "5_0", "5_1", "6_2"))
 
 #: What no writer can carry as it is: C0 control characters but tab and line feed (a CR too:
 #: a lone one rewrites a terminal line; CRLF becomes LF first), DEL and the C1 controls (ESC and
@@ -129,8 +116,8 @@ class Result:
         return dict(self.__dict__)
 
 
-
 _FIELDS = {f.name for f in fields(Result)}
+
 
 def summary(results: list[Result]) -> dict[str, int]:
     counts = Counter(r.status for r in results)
@@ -140,124 +127,3 @@ def summary(results: list[Result]) -> dict[str, int]:
 def decisive(results: list[Result]) -> list[Result]:
     """Results that decide verdicts and the exit status: all but ambiguous cases."""
     return [r for r in results if not r.ambiguous]
-
-
-def verdicts(results: list[Result], claimed: FeatureLevel) -> dict[str, dict[str, Any]]:
-    """Per distinguished feature level up to the claimed one: conformant (True) when every
-    mandatory case at that level (needing it or less, not ambiguous, not limited to levels
-    below the claimed one) passed; None when no case is mandatory there (untested, no verdict).
-    A case limited to levels below the claimed one is not run (NOT_SUPPORTED), so it decides
-    no level of this run: a run claiming a lower level judges it."""
-    out: dict[str, dict[str, Any]] = {}
-    for level in VERDICT_LEVELS:
-        if level > claimed:
-            break
-        mandatory = [r for r in decisive(results)
-                     if FeatureLevel.parse(r.feature_level) <= level
-                     and not (r.feature_level_below
-                              and claimed >= FeatureLevel.parse(r.feature_level_below))]
-        counts = summary(mandatory)
-        out[str(level)] = {
-            "conformant": (sum(counts[s] for s in PASSING) == len(mandatory)
-                           if mandatory else None),
-            "mandatory": len(mandatory),
-            **counts,
-        }
-    return out
-
-
-#: The key of results.diagnoses() that counts the FAILs no catalogued misreading explains.
-NOT_RECOGNISED = "(not recognised)"
-
-
-def diagnoses(results: list[Result]) -> dict[str, int]:
-    """How many failing results each misreading of the catalogue was recognised in, most first
-    (a result may name several); NOT_RECOGNISED counts the FAILs with no diagnosis. Given the
-    results after a baseline is applied, an expected failure (XFAIL) is not counted."""
-    counts: Counter[str] = Counter()
-    for r in results:
-        if r.status == "FAIL":
-            counts.update((r.diagnosis or {}).get("readings") or [NOT_RECOGNISED])
-    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-
-
-def exit_status(results: list[Result], strict: bool = False) -> int:
-    """0 only when no decisive case FAILed, ERRORed or TIMED OUT (an XFAIL never fails the
-    run); with strict, also when none unexpectedly passed (XPASS)."""
-    failing = (*FAILING, "XPASS") if strict else FAILING
-    return int(any(r.status in failing for r in decisive(results)))
-
-
-def platform_info() -> dict[str, str]:
-    return {
-        "system": platform.system(),
-        "release": platform.release(),
-        "machine": platform.machine(),
-        "python": sys.version.split()[0],
-        "numpy": np.__version__,
-    }
-
-
-def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256: str,
-             claimed: FeatureLevel, started_at: str, finished_at: str, duration_s: float,
-             command: str, case_paths: list[str],
-             baseline: dict[str, Any] | None = None,
-             load_errors: list[dict[str, Any]] | None = None,
-             execution: dict[str, Any] | None = None,
-             shard: dict[str, Any] | None = None,
-             execution_flags: list[str] | None = None) -> dict[str, Any]:
-    """The results document. load_errors: case files (or cases) that could not be loaded,
-    {"file", "line", "message"} each: a run with any is incomplete ("complete": false) and
-    exits 1. execution: how the cases were run (workers, isolation, limits). shard: for one
-    shard of a sharded run, {"index", "count", "cases", "of_cases", "full_case_set_sha256"}
-    (`dmlconf merge` joins the shards). execution_flags: the DML_EXECUTION_FLAGS by name ([]:
-    NONE). "diagnoses" counts the FAILs each misreading of the catalogue was recognised in.
-    Its text is sanitised (safe_text) like the results': the backend's capabilities, the
-    command, paths and load errors may hold anything."""
-    doc = sanitise({
-        "format": FORMAT,
-        "suite_version": __version__,
-        "case_set_sha256": case_set_sha256,
-        "case_paths": case_paths,
-        "command": command,
-        "backend": backend,
-        "feature_level": str(claimed),
-        "execution_flags": list(execution_flags or []),
-        "platform": platform_info(),
-        "started_at": started_at,
-        "finished_at": finished_at,
-        "duration_s": round(duration_s, 3),
-        "summary": summary(results),
-        "ambiguous": summary([r for r in results if r.ambiguous]),
-        "verdict": verdicts(results, claimed),
-        "diagnoses": diagnoses(results),
-        "baseline": baseline,
-        "complete": not load_errors,
-        "load_errors": list(load_errors or []),
-        "execution": execution,
-        "shard": shard,
-    })
-    doc["results"] = [r.to_json() for r in results]  # sanitised when they were made
-    return doc
-
-
-def write(doc: dict[str, Any], path: str | Path) -> None:
-    """Atomically: the old file or the new one is there, never a partial one."""
-    write_atomic(json.dumps(doc, indent=1) + "\n", path)
-
-
-def write_atomic(text: str, path: str | Path) -> None:
-    """Write PATH.tmp, flush it to the disk, and rename it over PATH (atomic on POSIX and
-    Windows): a crash or Ctrl-C at any moment leaves the old file or the new one, whole.
-    Missing parent folders are created."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)

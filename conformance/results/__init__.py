@@ -1,0 +1,41 @@
+"""Results: one record per case (model), the verdict per feature level (verdicts), the results
+file, its only writer and its only reader (io), baselines of known failures (baseline) and the
+diff of two runs (diff). docs/results-format.md describes the file.
+
+The names of model, verdicts and io are re-exported here: `from conformance.results import
+Result, FAILING, read` (baseline and diff are imported as modules: `from conformance.results
+import baseline`)."""
+
+from conformance.results.io import (
+    FORMAT,
+    ResultsFileError,
+    document,
+    platform_info,
+    read,
+    write,
+    write_atomic,
+)
+from conformance.results.model import (
+    FAILING,
+    PASSING,
+    STATUSES,
+    UNSAFE,
+    Result,
+    decisive,
+    safe_text,
+    sanitise,
+    summary,
+)
+from conformance.results.verdicts import (
+    NOT_RECOGNISED,
+    VERDICT_LEVELS,
+    diagnoses,
+    exit_status,
+    reading_words,
+    verdicts,
+)
+
+__all__ = ["FAILING", "FORMAT", "NOT_RECOGNISED", "PASSING", "STATUSES", "UNSAFE",
+           "VERDICT_LEVELS", "Result", "ResultsFileError", "decisive", "diagnoses", "document",
+           "exit_status", "platform_info", "read", "reading_words", "safe_text", "sanitise",
+           "summary", "verdicts", "write", "write_atomic"]
