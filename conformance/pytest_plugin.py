@@ -107,7 +107,7 @@ class DmlConformance:
     """The active plugin: options read, cases loaded, the backend built at session start."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from conformance import baseline as baselines
+        from conformance.results import baseline as baselines
         from conformance.flags import ExecutionFlags
         from conformance.levels import FeatureLevel
 
@@ -237,7 +237,7 @@ class CaseItem(pytest.Item):
         self.extra_keyword_matches.update(case.tags)
 
     def runtest(self) -> None:
-        from conformance import baseline as baselines
+        from conformance.results import baseline as baselines
 
         result = self.plugin.runner.run(self.case)
         if self.plugin.baseline is not None:
