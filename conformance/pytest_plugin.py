@@ -107,9 +107,9 @@ class DmlConformance:
     """The active plugin: options read, cases loaded, the backend built at session start."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from conformance.results import baseline as baselines
         from conformance.flags import ExecutionFlags
         from conformance.levels import FeatureLevel
+        from conformance.results import baseline as baselines
 
         self.config = config
         self.backend_name: str = config.getoption("dml_backend")
