@@ -1,4 +1,4 @@
-"""The case-file loader (conformance/casefile.py, docs/case-format.md) and the input sources
+"""The case-file loader (conformance/casefile/, docs/case-format.md) and the input sources
 (conformance/inputs.py).
 
 Every malformed file must give CaseFileError, never another exception, with the text
@@ -27,6 +27,7 @@ from conformance.casefile import (
     case_set_hash,
     load_cases,
     load_file,
+    schema,
     select,
 )
 from conformance.levels import FeatureLevel
@@ -34,7 +35,7 @@ from conformance.tensors import DataType, TensorDesc
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
-SCHEMA = ROOT / "conformance" / "schema" / "case.schema.json"
+SCHEMA = ROOT / "conformance" / "casefile" / "case.schema.json"
 
 # A valid single-call case; the comments number the lines the tests below refer to.
 VALID = """\
@@ -201,10 +202,14 @@ def test_every_committed_case_validates_against_the_schema_file() -> None:
     assert checked > 0
 
 
-def test_the_schema_beside_the_docs_is_the_package_schema() -> None:
-    docs_schema = ROOT / "docs" / "case.schema.json"
-    assert docs_schema.resolve() == SCHEMA.resolve() or (
-        docs_schema.read_text() == SCHEMA.read_text())
+def test_the_schema_exists_once_and_the_docs_link_to_it() -> None:
+    copies = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*.schema.json")
+              if not {".git", ".venv", "build"} & set(p.relative_to(ROOT).parts)]
+    assert copies == ["conformance/casefile/case.schema.json"]
+    assert schema() == json.loads(SCHEMA.read_text())  # the loader's is that file
+    page = (ROOT / "docs" / "case-format.md").read_text(encoding="utf-8")
+    assert "](../conformance/casefile/case.schema.json)" in page
+    assert (ROOT / "docs" / "../conformance/casefile/case.schema.json").resolve() == SCHEMA
 
 
 def test_committed_generated_inputs_hash_to_their_recorded_sha256() -> None:
@@ -239,8 +244,8 @@ def test_the_worked_example_of_the_format_doc_loads(tmp_path: Path) -> None:
                 if source.sha256:
                     values = sources.generate(source.kind, source.params, case.desc(ref))
                     assert sources.sha256(values) == source.sha256, f"{case.id} {ref}"
-    # and the schema the page points to is beside it
-    assert "[case.schema.json](case.schema.json)" in doc
+    # and the page points to the one schema, the loader's
+    assert "](../conformance/casefile/case.schema.json)" in doc
 
 
 # -- malformed files: one CaseFileError each, at the right line ----------------------------------

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance import casefile
 from conformance import inputs as sources
 from conformance.casefile import CaseFileError, load_text, logical_values
+from conformance.casefile import build as casefile_build
 from conformance.tensors import DataType, TensorDesc
 
 LIMIT = 8 << 20  # the test's stand-in for inputs.MAX_WORKING_BYTES
@@ -117,7 +117,7 @@ def _warm_loader() -> None:
 def test_a_file_at_the_limit_makes_its_input_within_it_and_one_over_is_refused_at_load(
         monkeypatch: pytest.MonkeyPatch, kind: str, params: Any, type_name: str) -> None:
     monkeypatch.setattr(sources, "MAX_WORKING_BYTES", LIMIT)
-    monkeypatch.setattr(casefile, "MAX_HASHED_BYTES", LIMIT)
+    monkeypatch.setattr(casefile_build, "MAX_HASHED_BYTES", LIMIT)
     n = at_limit(kind, params, type_name, LIMIT)
     desc = TensorDesc(DataType.parse(type_name), (1, 1, 1, n))
     scratch = sources.working_bytes(kind, params, desc) - n * desc.data_type.size
@@ -211,7 +211,7 @@ def test_a_rejected_case_may_describe_a_huge_input_which_is_never_made() -> None
 
 
 def test_the_loader_hashes_at_most_its_budget_per_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(casefile, "MAX_HASHED_BYTES", 1000)
+    monkeypatch.setattr(casefile_build, "MAX_HASHED_BYTES", 1000)
     one = case_text(flow("iota", {}), "UINT8", 600)
     body = one.split("\n", 1)[1]
     errors: list[CaseFileError] = []
