@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from conformance import __version__
-from conformance.results import STATUSES, Result
+from conformance.results import Result
+from conformance.results.io import result_problem
 
 try:
     import fcntl
@@ -183,9 +184,9 @@ def _unlock(journal: Path, fd: int, flock: bool) -> None:
 
 
 def _result(line: dict[str, Any]) -> Result | None:
-    if not isinstance(line.get("id"), str) or line.get("status") not in STATUSES:
-        return None
-    return Result.from_json(line)
+    """The result a journal line records, or None when it is not one as the results file holds
+    them (results.io.result_problem: the same rules as the results file's reader)."""
+    return None if result_problem(line) else Result.from_json(line)
 
 
 def read(path: Path) -> tuple[dict[str, Any], dict[str, Result]]:

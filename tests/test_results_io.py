@@ -273,3 +273,20 @@ def test_no_other_module_checks_the_results_format() -> None:
     naming = [str(path.relative_to(ROOT)) for path in modules
               if "dml-conformance-results" in path.read_text(encoding="utf-8")]
     assert naming == ["conformance/results/io.py"]
+
+
+def test_the_journal_takes_a_result_line_by_the_same_rules(tmp_path: Path) -> None:
+    """A journal (--resume) keeps results as the results file does: a line that is no result
+    of the format is not taken, so its case runs again."""
+    from conformance import journal
+
+    doc = written(tmp_path)
+    good, wrong_type, unknown = (copy.deepcopy(r) for r in doc["results"])
+    wrong_type["margin"] = "1.5"
+    unknown["status"] = "MAYBE"
+    path = tmp_path / "run.journal"
+    path.write_text("\n".join(json.dumps(x) for x in (
+        {"format": journal.FORMAT}, good, wrong_type, unknown)) + "\n", encoding="utf-8")
+    header, done = journal.read(path)
+    assert header == {"format": journal.FORMAT}
+    assert done == {good["id"]: Result.from_json(good)}
