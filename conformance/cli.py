@@ -17,8 +17,7 @@ from typing import TextIO
 import yaml
 
 from backends import BackendLoadError, backend_class
-from conformance import __version__, ops, results, shards
-from conformance import journal as journals
+from conformance import __version__, ops, results
 from conformance.casefile import (
     Case,
     CaseFileError,
@@ -28,11 +27,13 @@ from conformance.casefile import (
     select,
 )
 from conformance.flags import ExecutionFlags
-from conformance.journal import JournalError
 from conformance.levels import FeatureLevel
 from conformance.results import FAILING, Result
-from conformance.runner import default_memory_cap, is_flaky, retry_failures
-from conformance.workers import (
+from conformance.session import journal as journals
+from conformance.session import shards
+from conformance.session.journal import JournalError
+from conformance.session.runner import default_memory_cap, is_flaky, retry_failures
+from conformance.session.workers import (
     DEFAULT_TIMEOUT_S,
     CaseRunner,
     Execution,

@@ -45,9 +45,9 @@ from conformance.generate import (
 from conformance.generate.build import ALL_TYPES, case, chain, cite, desc, smooth_input, values_for
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.results import Result
-from conformance.runner import run_case
+from conformance.session.runner import run_case
+from conformance.session.workers import DEFAULT_TIMEOUT_S, CaseRunner, timeout_option
 from conformance.tensors import DataType, TensorDesc
-from conformance.workers import DEFAULT_TIMEOUT_S, CaseRunner, timeout_option
 
 OK = ("PASS", "NOT_SUPPORTED")
 DEFAULT_MAX_EXAMPLES = 100

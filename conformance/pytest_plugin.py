@@ -4,10 +4,10 @@ Registered through the `pytest11` entry point, so installing the package makes t
 available; the plugin does nothing unless `--dml-backend` is given. Then every selected case
 becomes one item (its node id is the case id) under a single collector, "dmlconf", which is
 added to whatever else pytest collects, so it works in a folder with no test files at all.
-Running an item runs the case through `conformance.runner.run_case` on a backend built once per
-process (once per pytest-xdist worker); for a native backend, or with --dml-isolate, in one
-worker process of conformance.workers per pytest process, so that a crash or a hang of the
-backend fails one item (ERROR, TIMEOUT) and the session goes on:
+Running an item runs the case through `conformance.session.runner.run_case` on a backend built
+once per process (once per pytest-xdist worker); for a native backend, or with --dml-isolate, in
+one worker process of conformance.session.workers per pytest process, so that a crash or a hang
+of the backend fails one item (ERROR, TIMEOUT) and the session goes on:
 
 - PASS (and XPASS against a baseline) passes;
 - QUALITY_WARNING (inside the legal envelope, outside the strict reading) passes and emits a
@@ -151,7 +151,7 @@ class DmlConformance:
             raise pytest.UsageError(
                 "dmlconf: no case selected in " + ", ".join(str(p) for p in self.paths)
                 + (f" by --dml-k {' '.join(patterns)}" if patterns else ""))
-        self.runner: Any = None  # a conformance.workers.CaseRunner, from the session's start
+        self.runner: Any = None  # a session.workers.CaseRunner, from the session's start
         self.warned: list[tuple[str, str]] = []  # (node id, message) of QUALITY_WARNING items
 
     @property
@@ -192,7 +192,7 @@ class DmlConformance:
 
     def pytest_sessionstart(self) -> None:
         from backends import BackendLoadError
-        from conformance.workers import CaseRunner, WorkerError, timeout_option
+        from conformance.session.workers import CaseRunner, WorkerError, timeout_option
 
         try:
             self.runner = CaseRunner.one_at_a_time(

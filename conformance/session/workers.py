@@ -1,6 +1,6 @@
 """Isolated runs: the backend in worker processes, the judge in the harness.
 
-A worker process holds the backend and nothing else of a run (conformance.remote: it answers
+A worker process holds the backend and nothing else of a run (conformance.session.remote: it answers
 requests for the backend's calls over a channel of its own, on buffers the harness owns). The
 harness runs every case itself, runner.run_case with the worker as the runner's executor, so no
 code of the backend runs where the guards, inputs and outputs are checked and judged:
@@ -48,7 +48,8 @@ from backends import Backend, BackendLoadError, backend_class, load_backend
 from conformance.casefile import Case
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.remote import (
+from conformance.results import Result
+from conformance.session.remote import (
     EXIT_GRACE_S,
     Claims,
     Worker,
@@ -58,8 +59,7 @@ from conformance.remote import (
     describe_exit,
     die_with_parent,
 )
-from conformance.results import Result
-from conformance.runner import default_memory_cap, new_result, run_case, run_cases
+from conformance.session.runner import default_memory_cap, new_result, run_case, run_cases
 
 __all__ = ["DEFAULT_TIMEOUT_S", "CaseRunner", "Execution", "ParallelPool", "Pool", "WorkerError",
            "available_cpus", "data_segment_bytes", "describe_exit", "timeout_option"]
