@@ -523,7 +523,7 @@ def explore(backend_name: str, families: Sequence[str] | None = None, *,
         raise ValueError("--seconds must be positive")
     with Session(RunOptions(backend=backend_name, level=level, execution_flags=execution_flags,
                             isolate=isolate, timeout_s=timeout_s)) as session:
-        session.start(journal=False)  # one case at a time
+        session.start(one_at_a_time=True)
         return _explore(session, names, max_examples=max_examples, seconds=seconds, seed=seed,
                         out=out, stream=stream)
 
@@ -531,7 +531,7 @@ def explore(backend_name: str, families: Sequence[str] | None = None, *,
 def _reference_passes(case: Case, level: FeatureLevel) -> bool:
     """Whether the reference backend (numpy, in this process) passes the case."""
     with Session(RunOptions(backend="numpy", level=level, isolate=False)) as reference:
-        reference.start(journal=False)
+        reference.start(one_at_a_time=True)
         return reference.run_case(case).status in OK
 
 

@@ -191,7 +191,7 @@ class DmlConformance:
         from conformance.session import WorkerError
 
         try:
-            self.session.start(journal=False)  # one case at a time
+            self.session.start(one_at_a_time=True)
         except (BackendLoadError, WorkerError) as exc:
             raise pytest.UsageError(f"--dml-backend {self.backend_name}: {exc}") from None
 

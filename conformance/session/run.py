@@ -199,18 +199,18 @@ class Session:
         o = self.options
         return o.memory_cap if o.memory_cap is not None else default_memory_cap(processes)
 
-    def start(self, journal: bool = True) -> CaseRunner:
-        """Build the backend as planned (plan() first, or the one-at-a-time plan) and, for a
-        whole run (journal), open its journal, resuming it with --resume: todo is what the
-        journal lacks. The journal is opened once the backend is built, so that a run that
-        cannot start leaves an old journal alone."""
+    def start(self, one_at_a_time: bool = False) -> CaseRunner:
+        """Build the backend as planned (by plan(), else plan(one_at_a_time)) and, for a whole
+        run, open its journal, resuming it with --resume: todo is what the journal lacks. The
+        journal is opened once the backend is built, so that a run that cannot start leaves an
+        old journal alone. one_at_a_time (the plugin, the explorer): no journal; run_case()."""
         o = self.options
         started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
         if self.execution is None:
-            self.plan(one_at_a_time=not journal)
+            self.plan(one_at_a_time)
         assert self.execution is not None
         self.runner = CaseRunner(o.backend, o.level, self.execution)
-        if journal:
+        if not one_at_a_time:
             self.case_set = case_set_hash(self.cases)
             self.journal = journals.Journal(journals.path_for(o.json), {
                 "backend": o.backend, "feature_level": str(o.level or "highest"),
@@ -236,11 +236,6 @@ class Session:
     def close(self) -> None:
         if self.runner is not None:
             self.runner.close()
-
-    @property
-    def claimed_level(self) -> FeatureLevel:
-        assert self.runner is not None, "start() first"
-        return self.runner.claimed_level
 
     @property
     def kept(self) -> int:
@@ -279,7 +274,7 @@ class Session:
 
     def run_case(self, case: Case) -> Result:
         """One case's result, the baseline applied (the plugin's items, the explorer's
-        examples: start(journal=False) first)."""
+        examples: start(one_at_a_time=True) first)."""
         assert self.runner is not None, "start() first"
         result = self.runner.run(case)
         if self.baseline is not None:
