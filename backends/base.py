@@ -90,7 +90,7 @@ class Backend(ABC):
     name: str = "backend"
     #: Whether the backend runs native code (a JIT, a GPU runtime, a C++ library) that can
     #: crash, hang or exhaust memory: `dmlconf run` then isolates it in worker processes by
-    #: default (conformance.workers).
+    #: default (conformance.session.workers).
     native: bool = False
 
     def __init__(self, feature_level: FeatureLevel | None = None,

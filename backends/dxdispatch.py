@@ -76,8 +76,7 @@ from conformance import ops
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.runner import MAX_BUFFER_BYTES
-from conformance.tensors import MAX_ELEMENTS, DataType, TensorDesc
+from conformance.tensors import MAX_BUFFER_BYTES, MAX_ELEMENTS, DataType, TensorDesc
 
 ENV_COMMAND = "DMLCONF_DXDISPATCH"  # the executable's path, or a command line
 ENV_ARGS = "DMLCONF_DXDISPATCH_ARGS"  # extra options, e.g. "-a NVIDIA" or "-d"

@@ -8,51 +8,30 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
 
 import yaml
 
-from backends import BackendLoadError, backend_class
-from conformance import __version__, ops, results, shards
-from conformance import journal as journals
-from conformance.casefile import (
-    Case,
-    CaseFileError,
-    case_set_hash,
-    load_cases,
-    require_paths,
-    select,
-)
+from backends import BackendLoadError
+from conformance import __version__, ops, results
+from conformance.casefile import CaseFileError, select
 from conformance.flags import ExecutionFlags
-from conformance.journal import JournalError
 from conformance.levels import FeatureLevel
 from conformance.results import FAILING, Result
-from conformance.runner import default_memory_cap, is_flaky, retry_failures
-from conformance.workers import (
+from conformance.session import (
+    CASES_PER_WORKER,
+    DEFAULT_JSON,
     DEFAULT_TIMEOUT_S,
-    CaseRunner,
-    Execution,
+    JournalError,
+    RunOptions,
+    Session,
     WorkerError,
-    available_cpus,
-    timeout_option,
+    is_flaky,
+    shards,
 )
-
-DEFAULT_JSON = "reports/results.json"
-
-
-def default_case_paths() -> list[Path]:
-    """cases/ in the current folder, else the cases/ of the source tree the package runs from."""
-    if Path("cases").is_dir():
-        return [Path("cases")]
-    source_tree = Path(__file__).resolve().parent.parent / "cases"
-    if source_tree.is_dir():
-        return [source_tree]
-    raise CaseFileError("cases", None, "no cases/ folder here or beside the package; "
-                                       "give one with --cases")
 
 
 class Progress:
@@ -93,33 +72,6 @@ class Progress:
             self.stream.write("\r\033[K")
 
 
-def _load(args: argparse.Namespace, errors: list[CaseFileError] | None = None
-          ) -> tuple[list[Case], list[Path]]:
-    """The selected cases. errors: a list to collect the problems of case files in (each
-    file's or case's problem is listed there and loading goes on), else the first raises.
-    Each problem is also printed."""
-    paths = [Path(p) for p in args.cases] if args.cases else default_case_paths()
-    require_paths(paths)
-    cases = select(load_cases(paths, errors), args.k)
-    for e in errors or []:
-        print(f"dmlconf: case file problem (its cases are not run): {e}", file=sys.stderr)
-    if not cases:
-        where = ", ".join(str(p) for p in paths)
-        raise CaseFileError(where, None, "no case selected" + (
-            f" by -k {' '.join(args.k)}" if args.k else "") + (
-            f" ({len(errors)} problem(s) in the case files)" if errors else ""))
-    return cases, paths
-
-
-#: Cases per worker below which another worker does not pay for its start (~0.5 s).
-CASES_PER_WORKER = 100
-
-
-def default_workers(cases: int) -> int:
-    """The CPUs this process may use, but no more than one worker per CASES_PER_WORKER."""
-    return max(1, min(available_cpus(), cases // CASES_PER_WORKER))
-
-
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 
 
@@ -132,54 +84,40 @@ def parse_size(text: str) -> int:
     return int(float(m.group(1)) * scale)
 
 
-def _execution(args: argparse.Namespace, cases: int, native: bool) -> Execution:
-    """How this run executes its cases, from the options and the backend's kind."""
-    if args.workers is not None and args.workers < 1:
-        raise ValueError("--workers must be 1 or more")
-    if args.workers is None and args.isolate is False:
-        workers = 1  # in this process
-    else:
-        workers = min(args.workers or default_workers(cases), max(cases, 1))
-    if args.timeout is not None and args.timeout < 0:
-        raise ValueError("--timeout must be 0 (none) or more seconds")
-    if args.certify and args.isolate is False:
-        raise ValueError("--certify refuses --no-isolate: a certification runs the backend "
-                         "isolated, in worker processes, so that it cannot reach the judge "
-                         "(docs/robustness.md)")
-    # a timeout asked for can only be kept by a worker that can be killed
-    wants_timeout = bool(args.timeout)
-    isolated = (args.isolate if args.isolate is not None
-                else args.certify or native or workers > 1 or wants_timeout
-                or bool(args.cases_per_worker))
-    if not isolated and workers > 1:
-        raise ValueError("--no-isolate runs the cases in this process, one at a time: "
-                         "it takes --workers 1")
-    if not isolated and wants_timeout:
-        raise ValueError("--timeout needs isolation (a case in this process cannot be "
-                         "stopped): drop --no-isolate")
-    timeout = timeout_option(args.timeout)
-    cap = (parse_size(args.memory_cap) if args.memory_cap
-           else default_memory_cap(workers if isolated else 1))
-    if args.retries < 0:
-        raise ValueError("--retries must be 0 or more")
-    if args.cases_per_worker is not None and args.cases_per_worker < 1:
-        raise ValueError("--cases-per-worker must be 1 or more")
-    if not isolated and args.cases_per_worker:
-        raise ValueError("--cases-per-worker needs isolation: drop --no-isolate")
-    return Execution(workers=workers, isolated=isolated, timeout_s=timeout, memory_cap=cap,
-                     cases_per_worker=args.cases_per_worker,
-                     execution_flags=ExecutionFlags.parse(args.execution_flags))
+def _options(args: argparse.Namespace) -> RunOptions:
+    """The run's options from a subcommand's arguments (the ones it lacks keep their
+    defaults)."""
+    given = vars(args)
+    level, cap = given.get("level"), given.get("memory_cap")
+    return RunOptions(
+        backend=given.get("backend") or "numpy", cases=tuple(given.get("cases") or ()),
+        patterns=tuple(given.get("k") or ()),
+        level=FeatureLevel.parse(level) if level else None,
+        execution_flags=ExecutionFlags.parse(given.get("execution_flags")),
+        baseline=given.get("baseline"), strict=bool(given.get("strict")),
+        certify=bool(given.get("certify")), isolate=given.get("isolate"),
+        workers=given.get("workers"), timeout_s=given.get("timeout"),
+        memory_cap=parse_size(cap) if cap else None,
+        cases_per_worker=given.get("cases_per_worker"), retries=given.get("retries") or 0,
+        shard=given.get("shard"), resume=bool(given.get("resume")),
+        json=given.get("json") or DEFAULT_JSON)
 
 
-def _retry(args: argparse.Namespace, found: list[Result], cases: list[Case],
-           run: Callable[[list[Case]], list[Result]]) -> list[Result]:
-    """--retries: the failing cases run again, said flaky or not (runner.retry_failures)."""
-    if not args.retries:
-        return found
-    failing = sum(r.status in FAILING for r in found)
-    if failing and not args.quiet:
-        print(f"retrying {failing} failing case(s) {args.retries} time(s)", file=sys.stderr)
-    return retry_failures(found, cases, run, args.retries)
+def _select(args: argparse.Namespace, collect_errors: bool = True) -> Session:
+    """A session of the selected cases. collect_errors: the problems of case files are printed
+    (their cases are not run) and loading goes on, else the first raises. A selection of none
+    is an error (a shard of none is not)."""
+    session = Session(_options(args))
+    session.select(collect_errors)
+    errors = session.load_errors
+    for e in errors:
+        print(f"dmlconf: case file problem (its cases are not run): {e}", file=sys.stderr)
+    if not session.selected:
+        where = ", ".join(str(p) for p in session.paths)
+        raise CaseFileError(where, None, "no case selected" + (
+            f" by -k {' '.join(args.k)}" if args.k else "") + (
+            f" ({len(errors)} problem(s) in the case files)" if errors else ""))
+    return session
 
 
 class _Terminated(KeyboardInterrupt):
@@ -205,104 +143,50 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from conformance.results import baseline as baselines
-
-    if args.strict and not args.baseline:
-        raise ValueError("--strict needs --baseline")
-    known = baselines.load(args.baseline) if args.baseline else None  # before running anything
-    problems: list[CaseFileError] = []
-    cases, paths = _load(args, problems)  # a selection of none is an error; a shard of none not
-    shard = None
-    if args.shard:
-        cases, shard = shards.take(cases, *shards.parse(args.shard))
-    case_set = case_set_hash(cases)
-    level = FeatureLevel.parse(args.level) if args.level else None
-    execution = _execution(args, len(cases), backend_class(args.backend).native)
+    session = _select(args)
+    execution = session.plan()
     out = sys.stderr
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    runner: CaseRunner | None = None
-    journal: journals.Journal | None = None
-    progress: Progress | None = None
     try:
-        with _sigterm_as_interrupt():
-            runner = CaseRunner(args.backend, level, execution)
-            claimed = runner.claimed_level
-            # once the backend is built: a run that cannot start leaves an old journal alone
-            journal = journals.Journal(journals.path_for(args.json), {
-                "backend": args.backend, "feature_level": args.level or "highest",
-                "execution_flags": execution.execution_flags.names,
-                "case_set_sha256": case_set, "shard": shard,
-                "started_at": started_at}, resume=args.resume)
-            todo = [c for c in cases if c.id not in journal.done]
+        with _sigterm_as_interrupt(), session:
+            runner = session.start()
+            assert session.journal is not None
+            cases, todo, shard = session.cases, session.todo, session.shard
             how = (f"{execution.workers} isolated worker(s), timeout "
                    f"{execution.timeout_s or 'none'} s, tamper-proof" if execution.isolated
                    else "in-process, NOT tamper-proof")
             of = f" (shard {args.shard} of {shard['of_cases']})" if shard else ""
             flags = "|".join(execution.execution_flags.names) or "NONE"
             out.write(f"dmlconf {__version__}: {len(cases)} cases{of}, backend {args.backend} "
-                      f"({runner.class_name}), feature level {claimed}, execution flags "
-                      f"{flags}, {how}\n")
-            if journal.done:
-                out.write(f"resuming {journal.path}: {len(cases) - len(todo)} case(s) done, "
-                          f"{len(todo)} to run\n")
-            elif journal.replaced:
-                out.write(f"note: the journal of an unfinished run at {journal.path} was "
-                          "replaced (--resume continues such a run)\n")
-            t0 = time.perf_counter()
-            progress = Progress(len(todo), out, args.quiet)
+                      f"({runner.class_name}), feature level {runner.claimed_level}, execution "
+                      f"flags {flags}, {how}\n")
+            if session.journal.done:
+                out.write(f"resuming {session.journal.path}: {len(cases) - len(todo)} case(s) "
+                          f"done, {len(todo)} to run\n")
+            elif session.journal.replaced:
+                out.write(f"note: the journal of an unfinished run at {session.journal.path} "
+                          "was replaced (--resume continues such a run)\n")
 
-            def record(result: Result) -> None:
-                journal.add(result)
-                progress(result)
+            def retrying(failing: int) -> None:
+                if not args.quiet:
+                    print(f"retrying {failing} failing case(s) {args.retries} time(s)",
+                          file=sys.stderr)
 
-            with runner:
-                new = runner.run_all(todo, record)
-                new = _retry(args, new, todo, runner.run_all)
-                duration = time.perf_counter() - t0  # not the workers' exit
+            session.run(Progress(len(todo), out, args.quiet), retrying)
     except KeyboardInterrupt as exc:
-        if runner:
-            runner.close()
         what = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
-        if journal is None:
+        if session.journal is None:
             print(f"dmlconf: {what} before any case ran", file=sys.stderr)
             return 130
-        journal.close()
-        kept = len(journal.done) + (progress.done if progress else 0)
-        print(f"dmlconf: {what} after {kept} of {len(cases)} cases; their results are kept in "
-              f"{journal.path}, and {args.json} was not touched. To finish the run, repeat "
-              f"the command with --resume.", file=sys.stderr)
+        print(f"dmlconf: {what} after {session.kept} of {len(session.cases)} cases; their "
+              f"results are kept in {session.journal.path}, and {args.json} was not touched. "
+              "To finish the run, repeat the command with --resume.", file=sys.stderr)
         return 130
-    except BaseException:
-        if runner:
-            runner.close()
-        if journal:
-            journal.abandon()
-        raise
-    assert journal is not None and runner is not None
-    by_id = {**journal.done, **{r.id: r for r in new}}
-    found = [by_id[c.id] for c in cases]
-    applied = baselines.apply(known, found) if known else None
-    if applied:
-        found = applied.results
-    doc = results.document(
-        found,
-        backend={"name": args.backend, "class": runner.class_path,
-                 "capabilities": runner.capabilities},
-        case_set_sha256=case_set, claimed=claimed,
-        started_at=journal.run["started_at"],
-        finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        duration_s=duration, command=shlex.join(["dmlconf", *getattr(args, "argv", sys.argv[1:])]),
-        case_paths=[str(p) for p in paths],
-        baseline=applied.to_json(args.baseline) if applied else None,
-        load_errors=[{"file": e.path, "line": e.line, "message": e.message} for e in problems],
-        execution={**execution.to_json(), "certify": args.certify,
-                   "resumed_cases": len(journal.done), "retries": args.retries}, shard=shard,
-        execution_flags=execution.execution_flags.names)
-    results.write(doc, args.json)
-    journal.finish()
+    doc = session.document(shlex.join(["dmlconf", *getattr(args, "argv", sys.argv[1:])]))
+    session.write(doc)
     _write_reports(doc, args)
-    _print_summary(doc, found, args.json, duration)
-    return results.exit_status(found, strict=args.strict) or int(bool(problems))
+    _print_summary(doc, session.results, args.json, session.duration_s)
+    return (results.exit_status(session.results, strict=args.strict)
+            or int(bool(session.load_errors)))
 
 
 def _print_summary(doc: dict, found: list[Result], json_path: str, duration: float) -> None:
@@ -406,21 +290,22 @@ def _report_options(q: argparse.ArgumentParser) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    problems: list[CaseFileError] = []
-    cases, _ = _load(args, problems)
-    for case in cases:
+    session = _select(args)
+    problems = session.load_errors
+    for case in session.cases:
         if args.verbose:
             expect = "rejected" if case.rejected else "valid"
             print(f"{case.id}\t{','.join(case.operators)}\t{case.feature_level}\t{expect}")
         else:
             print(case.id)
-    print(f"{len(cases)} cases" + (f"; {len(problems)} case file problem(s)" if problems
+    print(f"{len(session.cases)} cases" + (f"; {len(problems)} case file problem(s)" if problems
                                    else ""), file=sys.stderr)
     return int(bool(problems))
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    cases, _ = _load(args)
+    session = _select(args, collect_errors=False)
+    cases = session.cases
     matches = [c for c in cases if c.id == args.case] or select(cases, [args.case])
     if not matches:
         print(f"no case matches {args.case!r}", file=sys.stderr)
@@ -440,10 +325,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             for v in ops.get(named.call.operator).validate(named.call, case.feature_level):
                 print(f"# must be rejected: {v}")
     print(yaml.safe_dump(case.raw, sort_keys=False, default_flow_style=None, width=100), end="")
-    command = ["dmlconf", "run", "--cases", case.file, "-k", case.id, "--backend", args.backend]
-    if case.feature_level_below:  # not run at or above that level
-        command += ["--level", str(case.feature_level)]
-    print(f"# reproduce: {shlex.join(command)}")
+    print(f"# reproduce: {session.reproduce(case)}")
     return 0
 
 
@@ -583,6 +465,10 @@ def parser() -> argparse.ArgumentParser:
     show.add_argument("case", help="a case id (or a pattern)")
     selection(show)
     show.add_argument("--backend", default="numpy", help="backend for the reproduce command")
+    show.add_argument("--level", help="the feature level claimed, for the reproduce command "
+                                      "(default: the backend's highest)")
+    show.add_argument("--execution-flags", metavar="FLAGS",
+                      help="DML_EXECUTION_FLAGS, for the reproduce command (default: NONE)")
     show.set_defaults(func=cmd_show)
     dml = sub.add_parser("directml", add_help=False,
                          help="build or inspect the DirectML-on-Linux layer of the `directml` "

@@ -3,7 +3,8 @@
 Each family is a strategy that draws the parameters of one case (every draw named and noted)
 and builds the case dict with the builders of conformance/generate/build.py, as the family
 module does for cases/generated/. An example is dumped to YAML, loaded back with load_text (so
-it is exactly what a committed file would hold) and run with run_case; the property is that
+it is exactly what a committed file would hold) and run through a conformance.session.Session
+(the one `dmlconf run` and the pytest plugin use), one case at a time; the property is that
 the status is PASS or NOT_SUPPORTED (cases marked ambiguous never fail it). When it fails,
 Hypothesis shrinks the example, and the minimal failing case is written to
 <out>/<family>-<hash>.yaml, ready to commit as a regression (docs/explore.md).
@@ -14,7 +15,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import shlex
 import sys
 import textwrap
 import time
@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, assume, note, settings
 from hypothesis import strategies as st
 from hypothesis.errors import FlakyFailure, Unsatisfiable
 
-from backends import Backend, load_backend
+from backends import Backend
 from conformance import ops
 from conformance.casefile import Case, load_cases, load_text
 from conformance.flags import ExecutionFlags
@@ -45,9 +45,9 @@ from conformance.generate import (
 from conformance.generate.build import ALL_TYPES, case, chain, cite, desc, smooth_input, values_for
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.results import Result
-from conformance.runner import run_case
+from conformance.session import RunOptions, Session
+from conformance.session.runner import run_case
 from conformance.tensors import DataType, TensorDesc
-from conformance.workers import DEFAULT_TIMEOUT_S, CaseRunner, timeout_option
 
 OK = ("PASS", "NOT_SUPPORTED")
 DEFAULT_MAX_EXAMPLES = 100
@@ -363,13 +363,13 @@ FAMILIES: dict[str, Callable[[], st.SearchStrategy[Example]]] = {
 
 
 # -- the property -------------------------------------------------------------------------------
-def run_on(target: Backend | CaseRunner, loaded: Case) -> Result:
-    """The case's result on a backend (in this process) or through a CaseRunner (isolated
+def run_on(target: Backend | Session, loaded: Case) -> Result:
+    """The case's result on a backend (in this process) or through a started Session (isolated
     where it says so)."""
-    return target.run(loaded) if isinstance(target, CaseRunner) else run_case(loaded, target)
+    return target.run_case(loaded) if isinstance(target, Session) else run_case(loaded, target)
 
 
-def check(example: Example, backend: Backend | CaseRunner) -> Result | None:
+def check(example: Example, backend: Backend | Session) -> Result | None:
     """Run an example as a committed file holds it; its result if it breaks the property."""
     (loaded,) = load_text(dump({"cases": [example.case]}), f"<explore {example.family}>")
     if loaded.ambiguous:
@@ -420,7 +420,7 @@ class FamilyReport:
                 f"{first[:200]}\n  minimal example: {self.example!r}")
 
 
-def explore_family(family: str, backend: Backend | CaseRunner, *, max_examples: int | None = None,
+def explore_family(family: str, backend: Backend | Session, *, max_examples: int | None = None,
                    seconds: float | None = None, seed: int = 0) -> FamilyReport:
     """Search one family for a failing example; shrink the first one found."""
     report = FamilyReport(family)
@@ -479,25 +479,23 @@ def regression_case(example: Example, result: Result, *, backend_name: str, seed
             **content}
 
 
-def reproduce_command(path: Path, backend_name: str, level: FeatureLevel | None) -> str:
-    command = ["dmlconf", "run", "--cases", str(path), "--backend", backend_name]
-    return shlex.join(command + (["--level", str(level)] if level else []))
-
-
-def write_regression(report: FamilyReport, out: Path, *, backend_name: str, seed: int,
-                     level: FeatureLevel | None = None) -> Path:
+def write_regression(report: FamilyReport, out: Path, session: Session, *, seed: int) -> Path:
+    """Write the minimal failing example as a regression case file; its header says how it was
+    drawn and the command that reruns it (session.reproduce)."""
     assert report.example is not None and report.result is not None
-    regression = regression_case(report.example, report.result, backend_name=backend_name,
-                                 seed=seed)
+    regression = regression_case(report.example, report.result,
+                                 backend_name=session.options.backend, seed=seed)
     path = out / f"{report.family}-{regression['id'].rsplit('/', 1)[1]}.yaml"
+    body = dump({"cases": [regression]})
+    (case,) = load_text(body, path)
     drawn = textwrap.wrap(repr(report.example), 96, initial_indent="#   ",
                           subsequent_indent="#     ")
     header = "\n".join([
         "# Regression written by `dmlconf explore` (conformance/explore.py): the minimal failing",
         f"# example of family {report.family}, shrunk by Hypothesis. Drawn:", *drawn,
-        f"# Reproduce: {reproduce_command(path, backend_name, level)}", ""])
+        f"# Reproduce: {session.reproduce(case)}", ""])
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(header + dump({"cases": [regression]}), encoding="utf-8")
+    path.write_text(header + body, encoding="utf-8")
     return path
 
 
@@ -506,13 +504,14 @@ def explore(backend_name: str, families: Sequence[str] | None = None, *,
             max_examples: int | None = None, seconds: float | None = None, seed: int = 0,
             out: str | Path = "cases/regressions", level: FeatureLevel | None = None,
             stream: TextIO | None = None, isolate: bool | None = None,
-            timeout_s: float | None = DEFAULT_TIMEOUT_S,
+            timeout_s: float | None = None,
             execution_flags: ExecutionFlags = ExecutionFlags.NONE
             ) -> tuple[int, list[FamilyReport]]:
     """Explore each family against the backend; write a regression per failing family.
     (exit status: 1 if any family failed, else 0; the reports). isolate: run the backend in a
     worker process (a crash or hang is then a failing example, ERROR or TIMEOUT, shrunk like
-    any other); None: for native backends, as dmlconf run."""
+    any other); None: for native backends, as dmlconf run. timeout_s: as --timeout (None: the
+    default; 0: none)."""
     stream = stream or sys.stderr
     names = list(families or FAMILIES)
     unknown = [f for f in names if f not in FAMILIES]
@@ -522,34 +521,44 @@ def explore(backend_name: str, families: Sequence[str] | None = None, *,
         raise ValueError("--max-examples must be at least 1")
     if seconds is not None and seconds <= 0:
         raise ValueError("--seconds must be positive")
-    with CaseRunner.one_at_a_time(backend_name, level, isolate, timeout_s,
-                                  execution_flags) as backend:
-        return _explore(backend, backend_name, names, max_examples=max_examples,
-                        seconds=seconds, seed=seed, out=out, level=level, stream=stream)
+    with Session(RunOptions(backend=backend_name, level=level, execution_flags=execution_flags,
+                            isolate=isolate, timeout_s=timeout_s)) as session:
+        session.start(one_at_a_time=True)
+        return _explore(session, names, max_examples=max_examples, seconds=seconds, seed=seed,
+                        out=out, stream=stream)
 
 
-def _explore(backend: CaseRunner, backend_name: str, names: list[str], *,
-             max_examples: int | None, seconds: float | None, seed: int, out: str | Path,
-             level: FeatureLevel | None, stream: TextIO) -> tuple[int, list[FamilyReport]]:
-    isolated = ", isolated in a worker process" if backend.isolated else ""
-    stream.write(f"dmlconf explore: backend {backend_name} ({backend.class_name}), feature "
-                 f"level {backend.claimed_level}{isolated}, seed {seed}, families "
+def _reference_passes(case: Case, level: FeatureLevel) -> bool:
+    """Whether the reference backend (numpy, in this process) passes the case."""
+    with Session(RunOptions(backend="numpy", level=level, isolate=False)) as reference:
+        reference.start(one_at_a_time=True)
+        return reference.run_case(case).status in OK
+
+
+def _explore(session: Session, names: list[str], *, max_examples: int | None,
+             seconds: float | None, seed: int, out: str | Path, stream: TextIO
+             ) -> tuple[int, list[FamilyReport]]:
+    runner, backend_name = session.runner, session.options.backend
+    assert runner is not None
+    isolated = ", isolated in a worker process" if runner.isolated else ""
+    stream.write(f"dmlconf explore: backend {backend_name} ({runner.class_name}), feature "
+                 f"level {runner.claimed_level}{isolated}, seed {seed}, families "
                  f"{', '.join(names)}\n")
     t0 = time.perf_counter()
     reports = []
+    regressions: dict[str, Case] = {}
     for i, family in enumerate(names):
         share = None
         if seconds:  # what is left of the total, split over the families still to run
             share = max(0.01, (seconds - (time.perf_counter() - t0)) / (len(names) - i))
-        report = explore_family(family, backend, max_examples=max_examples, seconds=share,
+        report = explore_family(family, session, max_examples=max_examples, seconds=share,
                                 seed=seed)
         if report.result is not None:
-            report.path = write_regression(report, Path(out), backend_name=backend_name,
-                                           seed=seed, level=level)
+            report.path = write_regression(report, Path(out), session, seed=seed)
             (again,) = load_cases([report.path])
-            report.reproduced = backend.run(again).status not in OK
-            reference = load_backend("numpy", backend.claimed_level)
-            report.reference_passes = run_case(again, reference).status in OK
+            regressions[family] = again
+            report.reproduced = session.run_case(again).status not in OK
+            report.reference_passes = _reference_passes(again, runner.claimed_level)
         reports.append(report)
         stream.write(report.line() + "\n")
         if report.path:
@@ -567,7 +576,7 @@ def _explore(backend: CaseRunner, backend_name: str, names: list[str], *,
     for r in failed:
         if r.path:
             print(f"  {r.family}: {r.path}\n    reproduce: "
-                  f"{reproduce_command(r.path, backend_name, level)}")
+                  f"{session.reproduce(regressions[r.family])}")
         else:
             print(f"  {r.family}: {r.error}")
     return int(bool(failed)), reports
@@ -578,6 +587,6 @@ def command(args: argparse.Namespace) -> int:
     level = FeatureLevel.parse(args.level) if args.level else None
     status, _ = explore(args.backend, args.family, max_examples=args.max_examples,
                         seconds=args.seconds, seed=args.seed, out=args.out, level=level,
-                        isolate=args.isolate, timeout_s=timeout_option(args.timeout),
+                        isolate=args.isolate, timeout_s=args.timeout,
                         execution_flags=ExecutionFlags.parse(args.execution_flags))
     return status

@@ -4,10 +4,11 @@ Registered through the `pytest11` entry point, so installing the package makes t
 available; the plugin does nothing unless `--dml-backend` is given. Then every selected case
 becomes one item (its node id is the case id) under a single collector, "dmlconf", which is
 added to whatever else pytest collects, so it works in a folder with no test files at all.
-Running an item runs the case through `conformance.runner.run_case` on a backend built once per
-process (once per pytest-xdist worker); for a native backend, or with --dml-isolate, in one
-worker process of conformance.workers per pytest process, so that a crash or a hang of the
-backend fails one item (ERROR, TIMEOUT) and the session goes on:
+The options become a conformance.session.Session, the one `dmlconf run` and `dmlconf explore`
+use: it selects the cases, builds the backend once per process (once per pytest-xdist worker),
+and running an item is the session's run_case: for a native backend, or with --dml-isolate, in
+one worker process per pytest process, so that a crash or a hang of the backend fails one item
+(ERROR, TIMEOUT) and the session goes on:
 
 - PASS (and XPASS against a baseline) passes;
 - QUALITY_WARNING (inside the legal envelope, outside the strict reading) passes and emits a
@@ -38,7 +39,6 @@ holds no state shared across processes, so every xdist worker collects the same 
 from __future__ import annotations
 
 import argparse
-import shlex
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,7 +46,7 @@ from typing import Any
 
 import pytest
 
-from conformance.casefile import Case, CaseFileError, load_cases, require_paths, select
+from conformance.casefile import Case, CaseFileError
 from conformance.results import FAILING
 
 COLLECTOR_NAME = "dmlconf"
@@ -110,6 +110,7 @@ class DmlConformance:
         from conformance.flags import ExecutionFlags
         from conformance.levels import FeatureLevel
         from conformance.results import baseline as baselines
+        from conformance.session import RunOptions, Session
 
         self.config = config
         self.backend_name: str = config.getoption("dml_backend")
@@ -122,36 +123,31 @@ class DmlConformance:
             self.flags = ExecutionFlags.parse(config.getoption("dml_execution_flags"))
         except ValueError as exc:
             raise pytest.UsageError(f"--dml-execution-flags: {exc}") from None
-        path = config.getoption("dml_baseline")
-        try:
-            self.baseline = baselines.load(path) if path else None
-        except baselines.BaselineError as exc:
-            raise pytest.UsageError(str(exc)) from None
-        self.baseline_path = path
         self.strict = bool(config.getoption("dml_strict"))
-        if self.strict and self.baseline is None:
+        baseline = config.getoption("dml_baseline")
+        if self.strict and not baseline:
             raise pytest.UsageError("--dml-strict needs --dml-baseline")
         base = config.invocation_params.dir
-        given = config.getoption("dml_cases")
+        patterns = config.getoption("dml_k")
+        options = RunOptions(
+            backend=self.backend_name, cases=tuple(base / p for p in config.getoption("dml_cases")),
+            patterns=tuple(patterns), level=self.level, execution_flags=self.flags,
+            baseline=baseline, strict=self.strict, isolate=config.getoption("dml_isolate"),
+            timeout_s=config.getoption("dml_timeout"))
         try:
-            if given:
-                self.paths = [base / p for p in given]
-            else:
-                from conformance.cli import default_case_paths
-
-                self.paths = default_case_paths()
-            require_paths(self.paths)
-            patterns = config.getoption("dml_k")
+            self.session = Session(options)
+        except baselines.BaselineError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        try:
             # a problem in a case file fails an item of its own; the other cases still run
-            self.load_errors: list[CaseFileError] = []
-            self.cases = select(load_cases(self.paths, self.load_errors), patterns)
+            self.cases = self.session.select()
         except CaseFileError as exc:
             raise pytest.UsageError(f"dmlconf: {exc}") from None
+        self.paths, self.load_errors = self.session.paths, self.session.load_errors
         if not self.cases and not self.load_errors:
             raise pytest.UsageError(
                 "dmlconf: no case selected in " + ", ".join(str(p) for p in self.paths)
                 + (f" by --dml-k {' '.join(patterns)}" if patterns else ""))
-        self.runner: Any = None  # a conformance.workers.CaseRunner, from the session's start
         self.warned: list[tuple[str, str]] = []  # (node id, message) of QUALITY_WARNING items
 
     @property
@@ -162,7 +158,7 @@ class DmlConformance:
     @property
     def integrity_text(self) -> str:
         """Whether the session is tamper-proof, in words (the backend isolated or not)."""
-        if self.runner is not None and self.runner.tamper_proof:
+        if self.session.runner is not None and self.session.runner.tamper_proof:
             return ("tamper-proof: the backend runs in a worker process, out of the judge's "
                     "reach")
         return ("NOT tamper-proof: the backend runs in pytest's process, where it could change "
@@ -192,19 +188,15 @@ class DmlConformance:
 
     def pytest_sessionstart(self) -> None:
         from backends import BackendLoadError
-        from conformance.workers import CaseRunner, WorkerError, timeout_option
+        from conformance.session import WorkerError
 
         try:
-            self.runner = CaseRunner.one_at_a_time(
-                self.backend_name, self.level, isolate=self.config.getoption("dml_isolate"),
-                timeout_s=timeout_option(self.config.getoption("dml_timeout")),
-                execution_flags=self.flags)
+            self.session.start(one_at_a_time=True)
         except (BackendLoadError, WorkerError) as exc:
             raise pytest.UsageError(f"--dml-backend {self.backend_name}: {exc}") from None
 
     def pytest_sessionfinish(self) -> None:
-        if self.runner is not None:
-            self.runner.close()
+        self.session.close()
 
     @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect the items
     def pytest_collection_modifyitems(self, session: pytest.Session,
@@ -237,11 +229,7 @@ class CaseItem(pytest.Item):
         self.extra_keyword_matches.update(case.tags)
 
     def runtest(self) -> None:
-        from conformance.results import baseline as baselines
-
-        result = self.plugin.runner.run(self.case)
-        if self.plugin.baseline is not None:
-            result = baselines.apply(self.plugin.baseline, [result]).results[0]
+        result = self.plugin.session.run_case(self.case)
         self.user_properties.append(("dmlconf_status", result.status))
         if result.margin is not None:
             self.user_properties.append(("dmlconf_margin", result.margin))
@@ -265,15 +253,9 @@ class CaseItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailedError):
-            command = ["dmlconf", "run", "--cases", self.case.file, "-k", self.case.id,
-                       "--backend", self.plugin.backend_name]
-            if self.plugin.level is not None:
-                command += ["--level", str(self.plugin.level)]
-            if self.plugin.flags:
-                command += ["--execution-flags", ",".join(self.plugin.flags.names)]
             return (f"{excinfo.value.status} {self.case.id}\n{excinfo.value.message}\n"
                     f"case: {self.case.file}:{self.case.line}\n"
-                    f"reproduce: {shlex.join(command)}")
+                    f"reproduce: {self.plugin.session.reproduce(self.case)}")
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path | str, int | None, str]:

@@ -24,6 +24,10 @@ DESC_PAGE = "DML_BUFFER_TENSOR_DESC"
 MAX_ELEMENTS = 2**32 - 1
 #: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT (directml-constants): bound buffers start 16-aligned.
 MINIMUM_BUFFER_TENSOR_ALIGNMENT = 16
+#: The largest buffer the harness materialises (a rejected desc may describe a huge tensor):
+#: the session's runner binds nothing larger, and a backend that must refuse what cannot be
+#: bound (DxDispatch) refuses the same.
+MAX_BUFFER_BYTES = 1 << 30
 
 
 class DataType(IntEnum):

@@ -51,7 +51,7 @@ from collections.abc import Mapping
 import numpy as np
 
 import conformance.judge.compare
-import conformance.runner
+import conformance.session.runner
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
@@ -86,7 +86,7 @@ class PatchesMismatches(_Cheat):
     def patch(self) -> None:
         conformance.judge.compare.mismatches = (
             lambda got, exp: np.zeros(np.shape(got), dtype=bool))
-        conformance.runner.compare.mismatches = conformance.judge.compare.mismatches
+        conformance.session.runner.compare.mismatches = conformance.judge.compare.mismatches
 
     def cheat(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
         pass  # computes nothing
@@ -109,7 +109,7 @@ class PatchesGuards(_Cheat):
     name = "cheat-guards"
 
     def patch(self) -> None:
-        conformance.runner._Binding.guards_intact = lambda self: True
+        conformance.session.runner._Binding.guards_intact = lambda self: True
 
     def cheat(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
         super(_Cheat, self).execute(call, bindings)
@@ -140,7 +140,7 @@ class _Victims(_Native):
 
 def _channel_socket() -> object:
     """The worker's channel to the harness, found as a backend would: among the live objects."""
-    from conformance import remote
+    from conformance.session import remote
 
     (channel,) = [o for o in gc.get_objects() if isinstance(o, remote._Channel)]
     return channel.sock
@@ -219,7 +219,7 @@ class TruncatesArena(_Victims):
     name = "arena-truncated"
 
     def first(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> bool:
-        from conformance import remote
+        from conformance.session import remote
 
         (arena,) = [o for o in gc.get_objects() if isinstance(o, remote._Mapped)]
         os.truncate(arena.path, 0)

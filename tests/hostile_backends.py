@@ -1,5 +1,5 @@
 """Backends that crash, hang or exhaust memory: TEST DOUBLES ONLY, for the isolation of
-`dmlconf run` (conformance/workers.py).
+`dmlconf run` (conformance/session/workers.py).
 
 Each is the NumPy reference, except on the original DEPTH_TO_SPACE and SPACE_TO_DEPTH
 operators (two of the 18 documented cases, the 1st and the 9th), where it:

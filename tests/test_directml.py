@@ -21,7 +21,7 @@ from backends.directml.probe import documented_depth_to_space1
 from conformance import ops
 from conformance.casefile import load_file
 from conformance.flags import ExecutionFlags
-from conformance.runner import run_case
+from conformance.session.runner import run_case
 from conformance.tensors import DataType, TensorDesc, footprint_mask, read_tensor, write_tensor
 
 ROOT = Path(__file__).resolve().parents[1]

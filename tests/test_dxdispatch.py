@@ -38,7 +38,7 @@ from conformance import ops
 from conformance.casefile import Case, load_cases
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.runner import run_case, run_cases
+from conformance.session.runner import run_case, run_cases
 from conformance.tensors import DataType
 
 HERE = Path(__file__).resolve().parent

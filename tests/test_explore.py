@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis.configuration import set_hypothesis_home_dir
 
+from backends import load_backend
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance import explore
 from conformance.casefile import load_cases
@@ -127,7 +128,7 @@ def test_a_rejection_failure_and_its_regression(tmp_path: Path) -> None:
 
 
 def test_ambiguous_cases_never_fail_the_property() -> None:
-    backend = explore.load_backend(ACCEPT_ALL)
+    backend = load_backend(ACCEPT_ALL)
     cases = {c["id"]: c for c in invalid.files()["resample1"]}
     ambiguous = cases["generated/invalid/resample1/scale-nan"]
     plain = cases["generated/invalid/resample1/zero-size"]

@@ -16,7 +16,7 @@ from backends.base import Backend
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance.casefile import Case, load_cases, select
 from conformance.results import Result, decisive, exit_status
-from conformance.runner import run_cases
+from conformance.session.runner import run_cases
 
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # the test doubles sit beside this file

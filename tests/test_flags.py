@@ -16,10 +16,10 @@ from backends.dxdispatch import build_model
 from backends.numpy_reference import NumpyReferenceBackend
 from backends.onnxruntime_backend import OnnxRuntimeBackend, OnnxRuntimeDirectMLBackend
 from conformance import __version__, ops
-from conformance import journal as journals
 from conformance.cli import main
 from conformance.flags import ExecutionFlags
 from conformance.ops import OperatorCall
+from conformance.session import journal as journals
 from conformance.tensors import DataType, TensorDesc
 
 HALF = ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION

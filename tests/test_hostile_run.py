@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from backends.numpy_reference import NumpyReferenceBackend
-from conformance import results, runner
+from conformance import results
 from conformance.casefile import CaseFileError, load_text
 from conformance.cli import main, parse_size
+from conformance.session import runner
 
 resource = pytest.importorskip("resource")  # POSIX: the test measures the memory used
 

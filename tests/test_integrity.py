@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import remote, report
+from conformance import report
 from conformance.cli import main
+from conformance.session import remote
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTED = ROOT / "cases" / "documented"

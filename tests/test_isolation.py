@@ -1,4 +1,4 @@
-"""Isolation (conformance/workers.py): a backend that segfaults, aborts, exits, hangs or
+"""Isolation (conformance/session/workers.py): a backend that segfaults, aborts, exits, hangs or
 allocates without bound fails the case it does it in, with what is known, and the run goes on
 with a fresh worker. The backends are tests/hostile_backends.py; each misbehaves on the 1st and
 the 9th of the 18 documented cases (DEPTH_TO_SPACE, SPACE_TO_DEPTH) and is the reference on
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import workers
 from conformance.cli import main
 from conformance.results import FAILING
+from conformance.session import workers
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTED = ROOT / "cases" / "documented"
@@ -188,7 +188,7 @@ def test_the_timeout_is_per_case_not_per_chunk(tmp_path: Path) -> None:
 def test_a_worker_that_dies_between_cases_is_not_blamed_on_a_case(tmp_path: Path) -> None:
     """The harness cannot know which case a worker that dies outside any case was at: the
     cases it was sent go to a fresh worker; workers that keep dying stop the run."""
-    from conformance.runner import new_result
+    from conformance.session.runner import new_result
 
     cases = documented_cases()[:3]
     execution = workers.Execution(workers=1, isolated=True, memory_cap=1 << 30)

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from test_resume import comparable
 
-from conformance import journal
 from conformance.cli import main
+from conformance.session import journal
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTED = ROOT / "cases" / "documented"
@@ -128,7 +128,7 @@ def test_a_lock_kept_by_a_forked_child_names_the_ended_run(tmp_path: Path) -> No
     """A backend's forked child shares the run's open files, its lock too: the refusal says
     that the named run has ended and what still holds the lock."""
     path = tmp_path / "r.json.journal"
-    script = (f"import os, time\nfrom conformance import journal\n"
+    script = (f"import os, time\nfrom conformance.session import journal\n"
               f"journal.Journal({str(path)!r}, {RUN!r})\n"
               "child = os.fork()\n"
               "if child == 0:\n    os.close(1)\n    os.close(2)\n    time.sleep(60)\n"

@@ -26,7 +26,7 @@ from conformance.flags import ExecutionFlags
 from conformance.ops.base import float32
 from conformance.ops.resample import coordinates
 from conformance.results import PASSING, Result
-from conformance.runner import run_case
+from conformance.session.runner import run_case
 from conformance.tensors import DataType, TensorDesc, read_tensor
 
 HERE = Path(__file__).resolve().parent
@@ -81,7 +81,8 @@ class Run:
 
 @cache
 def run(cls: type[Backend]) -> Run:
-    """Every chosen case through conformance.runner.run_case, recording each call's output."""
+    """Every chosen case through conformance.session.runner.run_case, recording each call's
+    output."""
     backend = cls()
     outputs: dict[int, bytes] = {}
     execute = backend.execute

@@ -26,7 +26,7 @@ from conformance.levels import HIGHEST
 from conformance.misreadings import CATALOGUE, Misreading
 from conformance.ops import OperatorCall
 from conformance.results import Result
-from conformance.runner import run_case
+from conformance.session.runner import run_case
 from conformance.tensors import DataType, read_tensor, write_tensor
 
 ROOT = Path(__file__).resolve().parent.parent

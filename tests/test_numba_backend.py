@@ -15,7 +15,7 @@ pytest.importorskip("numba")
 from backends import load_backend
 from conformance.casefile import load_cases
 from conformance.results import exit_status
-from conformance.runner import run_cases
+from conformance.session.runner import run_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,7 +35,7 @@ import sys
 from backends import load_backend
 from backends import numba_kernels as k
 from conformance.casefile import load_cases
-from conformance.runner import run_cases
+from conformance.session.runner import run_cases
 cases = load_cases([sys.argv[1]])
 assert all(r.status == "PASS" for r in run_cases(cases, load_backend("numba")))
 from numba.core.registry import CPUDispatcher

@@ -24,7 +24,7 @@ from conformance import ops
 from conformance.casefile import load_cases
 from conformance.levels import HIGHEST
 from conformance.ops import OperatorCall
-from conformance.runner import run_cases
+from conformance.session.runner import run_cases
 from conformance.tensors import DataType, TensorDesc
 
 ROOT = Path(__file__).resolve().parent.parent

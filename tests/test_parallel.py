@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from conformance import shards
 from conformance.casefile import case_set_hash, load_cases
 from conformance.cli import main
+from conformance.session import shards
 
 ROOT = Path(__file__).resolve().parent.parent
 SWAPPED = f"{Path(__file__).resolve().parent / 'broken_backends.py'}:SwappedOrderBackend"

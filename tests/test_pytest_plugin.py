@@ -170,7 +170,7 @@ def test_a_timeout_fails_the_item_like_an_error(
     # the module whose run_case the plugin's CaseRunner calls. `from conformance import
     # workers` could give a stale attribute of the package, left by an earlier in-process
     # pytester run that removed the module from sys.modules when it restored its snapshot
-    workers = importlib.import_module("conformance.workers")
+    workers = importlib.import_module("conformance.session.workers")
 
     def timed_out(case: object, backend: object, *args: object, **kwargs: object) -> Result:
         return Result(id=case.id, status="TIMEOUT",  # type: ignore[attr-defined]
@@ -202,7 +202,7 @@ def warned_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every case run by the plugin's CaseRunner (in this process) ends QUALITY_WARNING."""
     from conformance.results import Result
 
-    workers = importlib.import_module("conformance.workers")  # see the TIMEOUT test
+    workers = importlib.import_module("conformance.session.workers")  # see the TIMEOUT test
 
     def warned(case: object, backend: object, *args: object, **kwargs: object) -> Result:
         return Result(id=case.id, status="QUALITY_WARNING",  # type: ignore[attr-defined]

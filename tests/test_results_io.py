@@ -278,7 +278,7 @@ def test_no_other_module_checks_the_results_format() -> None:
 def test_the_journal_takes_a_result_line_by_the_same_rules(tmp_path: Path) -> None:
     """A journal (--resume) keeps results as the results file does: a line that is no result
     of the format is not taken, so its case runs again."""
-    from conformance import journal
+    from conformance.session import journal
 
     doc = written(tmp_path)
     good, wrong_type, unknown = (copy.deepcopy(r) for r in doc["results"])

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import journal, results
+from conformance import results
 from conformance.cli import main
+from conformance.session import journal
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTED = ROOT / "cases" / "documented"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance import runner
 from conformance.casefile import load_cases
 from conformance.cli import main
 from conformance.results import Result
+from conformance.session import runner
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTED = ROOT / "cases" / "documented"

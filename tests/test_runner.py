@@ -15,10 +15,11 @@ import pytest
 
 from backends.base import Capabilities
 from backends.numpy_reference import NumpyReferenceBackend
-from conformance import __version__, results, runner
+from conformance import __version__, results
 from conformance.casefile import Case, load_cases, load_text
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
+from conformance.session import runner
 from conformance.tensors import DataType
 
 HERE = Path(__file__).resolve().parent

@@ -19,12 +19,13 @@ import numpy as np
 import pytest
 
 from backends.numpy_reference import NumpyReferenceBackend
-from conformance import journal, results
+from conformance import results
 from conformance.cli import main
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.report import md_cell
 from conformance.results import Result, safe_text, sanitise
+from conformance.session import journal
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTED = ROOT / "cases" / "documented"

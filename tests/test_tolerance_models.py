@@ -29,7 +29,7 @@ from conformance import ops
 from conformance.casefile import Case, load_cases, logical_values
 from conformance.ops import OperatorCall
 from conformance.results import Result
-from conformance.runner import run_cases
+from conformance.session.runner import run_cases
 from conformance.tensors import read_tensor, write_tensor
 
 OFFSETS = Path(__file__).resolve().parent.parent / "cases" / "generated" / "offsets"

@@ -13,10 +13,10 @@ import pytest
 
 from backends import load_backend
 from backends import torch_backend as tb
-from conformance import runner
 from conformance.casefile import Case, load_cases, load_text
 from conformance.ops import OperatorCall
 from conformance.results import Result
+from conformance.session import runner
 from conformance.tensors import DataType, TensorDesc
 
 ROOT = Path(__file__).resolve().parent.parent

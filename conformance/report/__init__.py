@@ -40,7 +40,9 @@ from conformance.results import (
     FAILING,
     NOT_RECOGNISED,
     STATUSES,
+    chosen_level,
     reading_words,
+    reproduce_command,
     write_atomic,
 )
 
@@ -518,18 +520,23 @@ def case_family(r: dict[str, Any]) -> str:
     return str(tags[0]) if tags else NO_DATA_TYPE
 
 
-def repro_command(doc: dict[str, Any], case_id: str) -> str:
-    """The one command that reruns a case alone, with the run's case paths, backend and
-    execution flags (which widen the float16 envelope: they change the judgement)."""
-    import shlex
+def repro_command(doc: dict[str, Any], case: str | dict[str, Any]) -> str:
+    """The one command that reruns a case alone (conformance.results.reproduce, as every face
+    prints it), from the document: the run's case paths, backend, chosen feature level and
+    execution flags (which widen the float16 envelope: they change the judgement). case: a
+    result of the document, or its id."""
+    r = case if isinstance(case, dict) else next(
+        (x for x in doc.get("results") or [] if isinstance(x, dict) and x.get("id") == case),
+        {"id": case})
 
-    words = ["dmlconf", "run"]
-    for path in doc.get("case_paths") or ["cases"]:
-        words += ["--cases", str(path)]
-    words += ["-k", case_id, "--backend", str((doc.get("backend") or {}).get("name", "numpy"))]
-    if execution_flags(doc):
-        words += ["--execution-flags", ",".join(execution_flags(doc))]
-    return shlex.join(words)
+    def text(value: Any) -> str | None:
+        return value if isinstance(value, str) else None
+
+    return reproduce_command(
+        str(r.get("id")), [str(p) for p in doc.get("case_paths") or ["cases"]],
+        str((doc.get("backend") or {}).get("name", "numpy")), level=chosen_level(doc),
+        execution_flags=execution_flags(doc), case_level=text(r.get("feature_level")),
+        case_level_below=text(r.get("feature_level_below")))
 
 
 def _matrix(results: list[dict[str, Any]], column: Callable[[dict[str, Any]], str],
@@ -614,7 +621,7 @@ def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
         rows.append({"r": r, "dtype": case_data_type(r), "family": case_family(r),
                      # the operator filter matches option indices: a name may hold spaces
                      "ops": " ".join(op_index[str(op)] for op in r.get("operators") or []),
-                     "section": _section(r), "repro": repro_command(doc, r["id"]),
+                     "section": _section(r), "repro": repro_command(doc, r),
                      "crash": crash_line(r.get("crash")),
                      "crash_output": crash_output(r.get("crash")),
                      "mismatches": [m for m in r.get("mismatches") or []

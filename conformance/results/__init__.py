@@ -26,6 +26,7 @@ from conformance.results.model import (
     sanitise,
     summary,
 )
+from conformance.results.reproduce import chosen_level, reproduce_command
 from conformance.results.verdicts import (
     NOT_RECOGNISED,
     VERDICT_LEVELS,
@@ -35,7 +36,29 @@ from conformance.results.verdicts import (
     verdicts,
 )
 
-__all__ = ["FAILING", "FORMAT", "NOT_RECOGNISED", "PASSING", "STATUSES", "UNSAFE",
-           "VERDICT_LEVELS", "Result", "ResultsFileError", "decisive", "diagnoses", "document",
-           "exit_status", "platform_info", "read", "reading_words", "safe_text", "sanitise",
-           "summary", "verdicts", "write", "write_atomic"]
+__all__ = [
+    "FAILING",
+    "FORMAT",
+    "NOT_RECOGNISED",
+    "PASSING",
+    "STATUSES",
+    "UNSAFE",
+    "VERDICT_LEVELS",
+    "Result",
+    "ResultsFileError",
+    "chosen_level",
+    "decisive",
+    "diagnoses",
+    "document",
+    "exit_status",
+    "platform_info",
+    "read",
+    "reading_words",
+    "reproduce_command",
+    "safe_text",
+    "sanitise",
+    "summary",
+    "verdicts",
+    "write",
+    "write_atomic",
+]

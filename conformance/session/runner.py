@@ -12,7 +12,7 @@ outputs pre-filled), create the operator, execute, and judge:
 The backend's code is reached only through an Executor: its calls (create_operator alone, and
 create_operator then execute) on bindings the harness owns. In-process it is
 InProcess(backend), the backend's own methods on views of the bindings; in an isolated run it
-is conformance.workers' RPC to a worker process that holds only the backend, the bindings'
+is conformance.session.workers' RPC to a worker process that holds only the backend, the bindings'
 bytes (guards included) crossing in shared memory and copied back into the harness's private
 bindings before anything is checked. Either way everything else here (materialising, the guard
 and input checks, the expected values and the judgement) runs in the calling process: in an
@@ -41,6 +41,7 @@ from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.results import FAILING, Result
 from conformance.tensors import (
+    MAX_BUFFER_BYTES,
     MINIMUM_BUFFER_TENSOR_ALIGNMENT,
     TensorDesc,
     footprint_mask,
@@ -53,8 +54,6 @@ GUARD_BYTE = 0xA5
 INPUT_PADDING_BYTE = 0x5A
 OUTPUT_FILLS = (0xCD, 0x32)  # the second run is made only when the first proves too little
 CALL_FILL_STEP = 0x3B  # the n-th call of a chain fills its outputs with fill + n * step
-#: Buffers above this size are not materialised (a rejected desc may describe a huge tensor).
-MAX_BUFFER_BYTES = 1 << 30
 #: The harness holds about this many working copies of a case's buffers (the guarded
 #: bindings, input snapshots, outputs read back, expected values): a case is run only when
 #: that much fits the memory cap.
@@ -84,7 +83,7 @@ def case_bytes(case: Case) -> int:
 
 class Claims(Protocol):
     """What the runner reads of a backend to decide whether a case is its to run: a Backend,
-    or in an isolated run what its worker said of it (conformance.workers.RemoteBackend)."""
+    or in an isolated run what its worker said of it (conformance.session.workers.RemoteBackend)."""
 
     @property
     def capabilities(self) -> Capabilities: ...
@@ -618,7 +617,7 @@ def run_case(case: Case, backend: Claims, memory_cap: int | None = None,
 def run_cases(cases: Iterable[Case], backend: Backend,
               on_result: Callable[[Result], None] | None = None,
               memory_cap: int | None = None) -> list[Result]:
-    """Run the cases one after the other in this process (conformance.workers runs them in
+    """Run the cases one after the other in this process (conformance.session.workers runs them in
     worker processes)."""
     results = []
     for case in cases:

@@ -1,4 +1,4 @@
-"""The backend in a worker process, and the harness's handle on it (conformance.workers runs
+"""The backend in a worker process, and the harness's handle on it (conformance.session.workers runs
 the cases; this module is what crosses the process boundary).
 
 A worker holds the backend and nothing else of a run: it builds the backend once, then answers
@@ -66,7 +66,7 @@ from backends.base import Capabilities, DescRejected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.runner import (
+from conformance.session.runner import (
     GUARD,
     MINIMUM_BUFFER_TENSOR_ALIGNMENT,
     BackendError,
@@ -529,7 +529,8 @@ class _Arena:
 class WorkerLost(BaseException):
     """The worker cannot finish the case: it died, ran past the timeout, closed its channel
     or sent what the harness cannot trust. A BaseException, so that no handler of the runner
-    takes it for the backend's own exception: conformance.workers makes the case's result."""
+    takes it for the backend's own exception: conformance.session.workers makes the case's
+    result."""
 
     def __init__(self, how: str, detail: str = "") -> None:
         super().__init__(how, detail)

@@ -1,6 +1,6 @@
 """Isolated runs: the backend in worker processes, the judge in the harness.
 
-A worker process holds the backend and nothing else of a run (conformance.remote: it answers
+A worker process holds the backend and nothing else of a run (conformance.session.remote: it answers
 requests for the backend's calls over a channel of its own, on buffers the harness owns). The
 harness runs every case itself, runner.run_case with the worker as the runner's executor, so no
 code of the backend runs where the guards, inputs and outputs are checked and judged:
@@ -44,11 +44,12 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from backends import Backend, BackendLoadError, backend_class, load_backend
+from backends import Backend, BackendLoadError, load_backend
 from conformance.casefile import Case
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.remote import (
+from conformance.results import Result
+from conformance.session.remote import (
     EXIT_GRACE_S,
     Claims,
     Worker,
@@ -58,8 +59,7 @@ from conformance.remote import (
     describe_exit,
     die_with_parent,
 )
-from conformance.results import Result
-from conformance.runner import default_memory_cap, new_result, run_case, run_cases
+from conformance.session.runner import new_result, run_case, run_cases
 
 __all__ = ["DEFAULT_TIMEOUT_S", "CaseRunner", "Execution", "ParallelPool", "Pool", "WorkerError",
            "available_cpus", "data_segment_bytes", "describe_exit", "timeout_option"]
@@ -560,10 +560,10 @@ class ParallelPool:
 
 class CaseRunner:
     """A backend built to run cases as an Execution says: in this process, or in worker
-    processes (a Pool for one, a ParallelPool for several). dmlconf run runs all its cases
-    through one; the pytest plugin and dmlconf explore, which have one case at a time, through
-    one_at_a_time(). What the backend says of itself: class_path, class_name, capabilities (as
-    JSON), claimed_level."""
+    processes (a Pool for one, a ParallelPool for several). A Session (conformance.session)
+    builds one for its run: run_all() for a whole run, run() for one case at a time (the
+    pytest plugin, dmlconf explore). What the backend says of itself: class_path, class_name,
+    capabilities (as JSON), claimed_level."""
 
     def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution) -> None:
         self.execution = execution
@@ -586,17 +586,6 @@ class CaseRunner:
             self.class_path, self.class_name = f"{cls.__module__}.{cls.__qualname__}", cls.__name__
             self.capabilities = self.backend.capabilities.to_json()
             self.claimed_level = self.backend.claimed_level
-
-    @classmethod
-    def one_at_a_time(cls, backend: str, level: FeatureLevel | None = None,
-                      isolate: bool | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S,
-                      execution_flags: ExecutionFlags = ExecutionFlags.NONE) -> CaseRunner:
-        """For one case at a time: in-process, or in one worker (isolate None: when the
-        backend declares itself native, as dmlconf run decides)."""
-        isolated = backend_class(backend).native if isolate is None else isolate
-        return cls(backend, level, Execution(workers=1, isolated=isolated, timeout_s=timeout_s,
-                                             memory_cap=default_memory_cap(),
-                                             execution_flags=execution_flags))
 
     @property
     def isolated(self) -> bool:

@@ -1,0 +1,319 @@
+"""One run of cases against a backend, the same for every face: `dmlconf run`, the pytest plugin
+and `dmlconf explore` each turn their own options into RunOptions and leave the rest to a
+Session; they keep only their arguments, what they print and their exit codes.
+
+    RunOptions --> Session.select(): case files, -k patterns, a shard (session.shards)
+               --> Session.plan(): in this process or isolated in workers, timeout, memory cap
+               --> Session.start(): the backend built (session.workers.CaseRunner), the journal
+                   opened or resumed (session.journal)
+               --> Session.run(): the cases the journal lacks, retries, the baseline applied
+                   or Session.run_case(case): one case at a time (the plugin, the explorer)
+               --> Session.document() / Session.write(): the results document
+               --> Session.reproduce(case): the command that reruns a case (session.reproduce)
+
+A whole run is used as a context manager around start() and run(): leaving it closes the
+backend's workers, and on an interruption (KeyboardInterrupt) keeps the journal for --resume,
+on any other error abandons it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+from backends import backend_class
+from conformance import results
+from conformance.casefile import (
+    Case,
+    CaseFileError,
+    case_set_hash,
+    load_cases,
+    require_paths,
+)
+from conformance.casefile import select as by_patterns
+from conformance.flags import ExecutionFlags
+from conformance.levels import FeatureLevel
+from conformance.results import FAILING, Result
+from conformance.results import baseline as baselines
+from conformance.results.reproduce import reproduce_command
+from conformance.session import journal as journals
+from conformance.session import shards
+from conformance.session.runner import default_memory_cap, retry_failures
+from conformance.session.workers import CaseRunner, Execution, available_cpus, timeout_option
+
+DEFAULT_JSON = "reports/results.json"
+#: Cases per worker below which another worker does not pay for its start (~0.5 s).
+CASES_PER_WORKER = 100
+
+
+def default_case_paths() -> list[Path]:
+    """cases/ in the current folder, else the cases/ of the source tree the package runs from."""
+    if Path("cases").is_dir():
+        return [Path("cases")]
+    source_tree = Path(__file__).resolve().parent.parent.parent / "cases"
+    if source_tree.is_dir():
+        return [source_tree]
+    raise CaseFileError("cases", None, "no cases/ folder here or beside the package; "
+                                       "give one with --cases")
+
+
+def default_workers(cases: int) -> int:
+    """The CPUs this process may use, but no more than one worker per CASES_PER_WORKER."""
+    return max(1, min(available_cpus(), cases // CASES_PER_WORKER))
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What a run is asked for (the options of `dmlconf run`; the plugin and the explorer give
+    the ones they have). None means the default throughout."""
+
+    backend: str = "numpy"
+    #: Case files or folders (empty: default_case_paths()).
+    cases: tuple[str | Path, ...] = ()
+    #: -k: case ids by substring, or by glob with * ? [.
+    patterns: tuple[str, ...] = ()
+    #: The feature level claimed (None: the backend's highest).
+    level: FeatureLevel | None = None
+    execution_flags: ExecutionFlags = ExecutionFlags.NONE
+    #: A baseline file of known failures, and whether an XPASS against it fails the run.
+    baseline: str | None = None
+    strict: bool = False
+    #: A certification: the backend isolated whatever its kind.
+    certify: bool = False
+    isolate: bool | None = None
+    workers: int | None = None
+    #: Seconds a case may run in an isolated worker, as given (None: the default; 0: none).
+    timeout_s: float | None = None
+    #: Bytes per process running cases (None: default_memory_cap()).
+    memory_cap: int | None = None
+    cases_per_worker: int | None = None
+    retries: int = 0
+    #: "K/N": the K-th of N round-robin shards of the selection.
+    shard: str | None = None
+    resume: bool = False
+    #: The results file; its journal sits beside it.
+    json: str | Path = DEFAULT_JSON
+
+
+class Session:
+    """One run (see the module). Attributes, as the steps fill them in: cases (selected, the
+    shard taken), paths, load_errors, shard, case_set; execution; runner, journal, todo;
+    results, applied (the baseline's effect), duration_s."""
+
+    def __init__(self, options: RunOptions) -> None:
+        if options.strict and not options.baseline:
+            raise ValueError("--strict needs --baseline")
+        self.options = options
+        #: Read before anything runs: a malformed baseline is a usage error (BaselineError).
+        self.baseline = baselines.load(options.baseline) if options.baseline else None
+        self.paths: list[Path] = []
+        self.selected: list[Case] = []
+        self.cases: list[Case] = []
+        self.load_errors: list[CaseFileError] = []
+        self.shard: dict[str, Any] | None = None
+        self.case_set = ""
+        self.execution: Execution | None = None
+        self.runner: CaseRunner | None = None
+        self.journal: journals.Journal | None = None
+        self.todo: list[Case] = []
+        self.recorded = 0
+        self.results: list[Result] = []
+        self.applied: baselines.Applied | None = None
+        self.duration_s = 0.0
+
+    # -- selection ------------------------------------------------------------------------
+    def select(self, collect_errors: bool = True) -> list[Case]:
+        """Load the case paths and select by the patterns (self.selected), then take the shard
+        (self.cases, returned). collect_errors: every problem of a case file is kept in
+        load_errors and loading goes past it; False: the first raises its CaseFileError."""
+        o = self.options
+        self.paths = [Path(p) for p in o.cases] if o.cases else default_case_paths()
+        require_paths(self.paths)
+        self.load_errors = []
+        loaded = load_cases(self.paths, self.load_errors if collect_errors else None)
+        self.selected = by_patterns(loaded, o.patterns)
+        self.cases, self.shard = list(self.selected), None
+        if o.shard:
+            self.cases, self.shard = shards.take(self.selected, *shards.parse(o.shard))
+        return self.cases
+
+    # -- execution ------------------------------------------------------------------------
+    def plan(self, one_at_a_time: bool = False) -> Execution:
+        """How the cases execute (self.execution), from the options and the backend's kind;
+        ValueError for options that contradict each other. A whole run (after select()) takes
+        workers for its number of cases and isolates when asked, certifying, for a native
+        backend, several workers, a timeout or --cases-per-worker given. one_at_a_time (the
+        plugin, the explorer: one case at a time): one worker, isolated when asked or for a
+        native backend."""
+        o = self.options
+        native = backend_class(o.backend).native
+        if one_at_a_time:
+            isolated = native if o.isolate is None else o.isolate
+            self.execution = Execution(workers=1, isolated=isolated,
+                                       timeout_s=timeout_option(o.timeout_s),
+                                       memory_cap=self._memory_cap(1),
+                                       execution_flags=o.execution_flags)
+            return self.execution
+        cases = len(self.cases)
+        if o.workers is not None and o.workers < 1:
+            raise ValueError("--workers must be 1 or more")
+        if o.workers is None and o.isolate is False:
+            workers = 1  # in this process
+        else:
+            workers = min(o.workers or default_workers(cases), max(cases, 1))
+        if o.timeout_s is not None and o.timeout_s < 0:
+            raise ValueError("--timeout must be 0 (none) or more seconds")
+        if o.certify and o.isolate is False:
+            raise ValueError("--certify refuses --no-isolate: a certification runs the backend "
+                             "isolated, in worker processes, so that it cannot reach the judge "
+                             "(docs/robustness.md)")
+        # a timeout asked for can only be kept by a worker that can be killed
+        wants_timeout = bool(o.timeout_s)
+        isolated = (o.isolate if o.isolate is not None
+                    else o.certify or native or workers > 1 or wants_timeout
+                    or bool(o.cases_per_worker))
+        if not isolated and workers > 1:
+            raise ValueError("--no-isolate runs the cases in this process, one at a time: "
+                             "it takes --workers 1")
+        if not isolated and wants_timeout:
+            raise ValueError("--timeout needs isolation (a case in this process cannot be "
+                             "stopped): drop --no-isolate")
+        cap = self._memory_cap(workers if isolated else 1)
+        if o.retries < 0:
+            raise ValueError("--retries must be 0 or more")
+        if o.cases_per_worker is not None and o.cases_per_worker < 1:
+            raise ValueError("--cases-per-worker must be 1 or more")
+        if not isolated and o.cases_per_worker:
+            raise ValueError("--cases-per-worker needs isolation: drop --no-isolate")
+        self.execution = Execution(workers=workers, isolated=isolated,
+                                   timeout_s=timeout_option(o.timeout_s), memory_cap=cap,
+                                   cases_per_worker=o.cases_per_worker,
+                                   execution_flags=o.execution_flags)
+        return self.execution
+
+    def _memory_cap(self, processes: int) -> int:
+        o = self.options
+        return o.memory_cap if o.memory_cap is not None else default_memory_cap(processes)
+
+    def start(self, one_at_a_time: bool = False) -> CaseRunner:
+        """Build the backend as planned (by plan(), else plan(one_at_a_time)) and, for a whole
+        run, open its journal, resuming it with --resume: todo is what the journal lacks. The
+        journal is opened once the backend is built, so that a run that cannot start leaves an
+        old journal alone. one_at_a_time (the plugin, the explorer): no journal; run_case()."""
+        o = self.options
+        started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        if self.execution is None:
+            self.plan(one_at_a_time)
+        assert self.execution is not None
+        self.runner = CaseRunner(o.backend, o.level, self.execution)
+        if not one_at_a_time:
+            self.case_set = case_set_hash(self.cases)
+            self.journal = journals.Journal(journals.path_for(o.json), {
+                "backend": o.backend, "feature_level": str(o.level or "highest"),
+                "execution_flags": self.execution.execution_flags.names,
+                "case_set_sha256": self.case_set, "shard": self.shard,
+                "started_at": started_at}, resume=o.resume)
+            self.todo = [c for c in self.cases if c.id not in self.journal.done]
+        return self.runner
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        """The backend's workers are closed; an interrupted run keeps its journal (--resume),
+        a failed one abandons it."""
+        self.close()
+        if self.journal is not None and exc_type is not None:
+            if issubclass(exc_type, KeyboardInterrupt):
+                self.journal.close()
+            else:
+                self.journal.abandon()
+
+    def close(self) -> None:
+        if self.runner is not None:
+            self.runner.close()
+
+    @property
+    def kept(self) -> int:
+        """The cases whose results the journal holds: resumed and recorded by this run."""
+        return (len(self.journal.done) if self.journal else 0) + self.recorded
+
+    # -- running --------------------------------------------------------------------------
+    def run(self, on_result: Callable[[Result], None] | None = None,
+            on_retry: Callable[[int], None] | None = None) -> list[Result]:
+        """Run the cases the journal lacks (each result journaled, then given to on_result),
+        run the failing ones again (--retries; on_retry gets their count first), and return
+        every selected case's result in the cases' order (the resumed ones included) with the
+        baseline applied (self.results)."""
+        assert self.runner is not None and self.journal is not None, "start() first"
+        journal, runner = self.journal, self.runner
+        t0 = perf_counter()
+
+        def record(result: Result) -> None:
+            journal.add(result)
+            self.recorded += 1
+            if on_result:
+                on_result(result)
+
+        new = runner.run_all(self.todo, record)
+        if self.options.retries:
+            failing = sum(r.status in FAILING for r in new)
+            if failing and on_retry:
+                on_retry(failing)
+            new = retry_failures(new, self.todo, runner.run_all, self.options.retries)
+        self.duration_s = perf_counter() - t0  # not the workers' exit
+        by_id = {**journal.done, **{r.id: r for r in new}}
+        found = [by_id[c.id] for c in self.cases]
+        self.applied = baselines.apply(self.baseline, found) if self.baseline else None
+        self.results = self.applied.results if self.applied else found
+        return self.results
+
+    def run_case(self, case: Case) -> Result:
+        """One case's result, the baseline applied (the plugin's items, the explorer's
+        examples: start(one_at_a_time=True) first)."""
+        assert self.runner is not None, "start() first"
+        result = self.runner.run(case)
+        if self.baseline is not None:
+            result = baselines.apply(self.baseline, [result]).results[0]
+        return result
+
+    # -- the results ----------------------------------------------------------------------
+    def document(self, command: str) -> dict[str, Any]:
+        """The results document of the run (after run()). command: the command line as
+        given."""
+        assert self.runner is not None and self.journal is not None and self.execution
+        o, runner, execution = self.options, self.runner, self.execution
+        return results.document(
+            self.results,
+            backend={"name": o.backend, "class": runner.class_path,
+                     "capabilities": runner.capabilities},
+            case_set_sha256=self.case_set, claimed=runner.claimed_level,
+            started_at=self.journal.run["started_at"],
+            finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            duration_s=self.duration_s, command=command,
+            case_paths=[str(p) for p in self.paths],
+            baseline=self.applied.to_json(o.baseline) if self.applied else None,
+            load_errors=[{"file": e.path, "line": e.line, "message": e.message}
+                         for e in self.load_errors],
+            execution={**execution.to_json(), "certify": o.certify,
+                       "resumed_cases": len(self.journal.done), "retries": o.retries},
+            shard=self.shard, execution_flags=execution.execution_flags.names)
+
+    def write(self, doc: dict[str, Any]) -> None:
+        """Write the results file (atomically), then remove the journal: the run is whole."""
+        assert self.journal is not None
+        results.write(doc, self.options.json)
+        self.journal.finish()
+
+    def reproduce(self, case: Case) -> str:
+        """The command that reruns the case alone with this run's backend, level and execution
+        flags (session.reproduce)."""
+        o = self.options
+        return reproduce_command(
+            case.id, [case.file] if case.file else self.paths, o.backend, level=o.level,
+            execution_flags=o.execution_flags.names, case_level=case.feature_level,
+            case_level_below=case.feature_level_below)
