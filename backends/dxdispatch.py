@@ -71,12 +71,11 @@ from typing import Any
 
 import numpy as np
 
-from backends.base import Backend, Capabilities, DescRejected
 from conformance import ops
+from conformance.backend import MAX_BUFFER_BYTES, Backend, Capabilities, DescRejected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.runner import MAX_BUFFER_BYTES
 from conformance.tensors import MAX_ELEMENTS, DataType, TensorDesc
 
 ENV_COMMAND = "DMLCONF_DXDISPATCH"  # the executable's path, or a command line

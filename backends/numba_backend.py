@@ -15,8 +15,8 @@ from types import ModuleType
 
 import numpy as np
 
-from backends.base import Backend, Capabilities
 from conformance import ops
+from conformance.backend import Backend, Capabilities
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.ops.resample import linear_taps, nearest_index

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from backends.base import Backend, Capabilities
 from conformance import ops
+from conformance.backend import Backend, Capabilities
 from conformance.ops import OperatorCall
 from conformance.tensors import read_tensor, write_tensor
 

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from backends import onnx_model
-from backends.base import Backend, Capabilities
 from conformance import ops
+from conformance.backend import Backend, Capabilities
 from conformance.flags import ExecutionFlags
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall

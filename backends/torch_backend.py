@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from backends.base import Backend, Capabilities
 from conformance import ops
+from conformance.backend import Backend, Capabilities
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.ops.resample import coordinates, nearest_index

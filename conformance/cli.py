@@ -16,9 +16,9 @@ from typing import TextIO
 
 import yaml
 
-from backends import BackendLoadError, backend_class
 from conformance import __version__, ops, results, shards
 from conformance import journal as journals
+from conformance.backend import BackendLoadError, backend_class
 from conformance.casefile import (
     Case,
     CaseFileError,
@@ -473,9 +473,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_directml(args: argparse.Namespace) -> int:
-    from backends.directml import setup  # the DirectML-on-Linux layer: only for this command
-
-    return setup.main(args.rest)
+    """The directml backend's own command: its DirectML-on-Linux layer's set-up and status."""
+    return backend_class("directml").command(args.rest)
 
 
 def cmd_explore(args: argparse.Namespace) -> int:

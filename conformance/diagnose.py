@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from backends.base import DescRejected
 from conformance import compare, misreadings, ops
+from conformance.backend import DescRejected
 from conformance.compare import Expected
 from conformance.flags import ExecutionFlags
 from conformance.ops import OperatorCall

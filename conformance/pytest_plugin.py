@@ -191,7 +191,7 @@ class DmlConformance:
             tr.line(f"  {nodeid}: {first}")
 
     def pytest_sessionstart(self) -> None:
-        from backends import BackendLoadError
+        from conformance.backend import BackendLoadError
         from conformance.workers import CaseRunner, WorkerError, timeout_option
 
         try:

@@ -30,9 +30,9 @@ from typing import Protocol
 
 import numpy as np
 
-from backends.base import Backend, Capabilities, DescRejected
 from conformance import compare, ops
 from conformance import inputs as sources
+from conformance.backend import MAX_BUFFER_BYTES, Backend, Capabilities, DescRejected
 from conformance.casefile import Case, Source, logical_values
 from conformance.compare import Expected
 from conformance.flags import ExecutionFlags
@@ -52,8 +52,6 @@ GUARD_BYTE = 0xA5
 INPUT_PADDING_BYTE = 0x5A
 OUTPUT_FILLS = (0xCD, 0x32)  # the second run is made only when the first proves too little
 CALL_FILL_STEP = 0x3B  # the n-th call of a chain fills its outputs with fill + n * step
-#: Buffers above this size are not materialised (a rejected desc may describe a huge tensor).
-MAX_BUFFER_BYTES = 1 << 30
 #: The harness holds about this many working copies of a case's buffers (the guarded
 #: bindings, input snapshots, outputs read back, expected values): a case is run only when
 #: that much fits the memory cap.

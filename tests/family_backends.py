@@ -34,9 +34,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from backends.base import Capabilities, DescRejected
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance import ops
+from conformance.backend import Capabilities, DescRejected
 from conformance.ops import OperatorCall
 from conformance.ops.base import float32
 from conformance.ops.resample import coordinates

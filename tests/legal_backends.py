@@ -60,9 +60,9 @@ from functools import cache
 
 import numpy as np
 
-from backends.base import Capabilities
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance import ops
+from conformance.backend import Capabilities
 from conformance.flags import ExecutionFlags
 from conformance.ops import OperatorCall
 from conformance.ops.base import float32

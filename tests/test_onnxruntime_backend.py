@@ -234,7 +234,7 @@ def test_short_error() -> None:
 def test_not_supported_everywhere_without_the_library(monkeypatch: pytest.MonkeyPatch,
                                                       missing: str, reason: str) -> None:
     monkeypatch.setitem(sys.modules, missing, None)  # import fails
-    from backends import load_backend
+    from conformance.backend import load_backend
 
     backend = load_backend("backends.onnxruntime_backend:OnnxRuntimeBackend")
     assert backend.unavailable == reason and reason in backend.capabilities.notes

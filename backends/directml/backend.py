@@ -18,15 +18,15 @@ docs/directml-linux.md has the whole story and the certification's findings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 
 import numpy as np
 
-from backends.base import Backend, Capabilities, DescRejected
 from backends.directml import layer as layers
 from backends.directml.shim import DirectMLError, InexpressibleError, Shim, flatten
 from conformance import ops
+from conformance.backend import Backend, Capabilities, DescRejected
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.tensors import DataType
@@ -98,6 +98,14 @@ class DirectMLBackend(Backend):
         for name, buffer in buffers.items():
             if buffer is not bindings[name]:
                 bindings[name][:] = buffer
+
+
+    @classmethod
+    def command(cls, argv: Sequence[str]) -> int:
+        """`dmlconf directml setup | status`: build or inspect the layer (setup.py)."""
+        from backends.directml import setup
+
+        return setup.main(argv)
 
 
 class DirectMLGraphBackend(DirectMLBackend):

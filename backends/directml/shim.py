@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from backends.base import DescRejected
 from backends.dxdispatch import HRESULTS
 from conformance import ops
+from conformance.backend import DescRejected
 from conformance.ops import OperatorCall
 from conformance.tensors import TensorDesc
 
