@@ -108,6 +108,12 @@ REJECTION = re.compile(r"\b(?:0x)?(80070057|887A0004)\b|E_INVALIDARG|DXGI_ERROR_
                        r"The parameter is incorrect", re.IGNORECASE)
 
 
+#: The operators whose DxDispatch desc this backend writes, by exact name (their fields as
+#: JsonParsersGenerated.cpp parses them, "Desc fields" above): it claims these and no others.
+OPERATORS = ("DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1",
+             "RESAMPLE", "RESAMPLE1")
+
+
 class InexpressibleError(ValueError):
     """A desc that DxDispatch's model format cannot state."""
 
@@ -152,6 +158,9 @@ def float_json(value: float) -> float | str:
 
 def inexpressible_reason(call: OperatorCall) -> str | None:
     """Why DxDispatch's JSON cannot state this desc, or None."""
+    if call.operator not in OPERATORS:
+        return (f"this backend writes no DxDispatch desc for {call.operator} (it writes "
+                f"{', '.join(OPERATORS)})")
     spec = ops.get(call.operator)
     for attr in spec.attributes:
         value = call.attributes[attr.name]
@@ -374,14 +383,15 @@ class DxDispatchBackend(Backend):
 
     @property
     def capabilities(self) -> Capabilities:
-        """Everything, up to the feature level of the DirectML inside dxdispatch when its banner
-        names it (else the highest: claim the right one with --level)."""
+        """Every feature of the operators it writes models for, up to the feature level of the
+        DirectML inside dxdispatch when its banner names it (else the highest: claim the right
+        one with --level)."""
         command = " ".join(getattr(self, "command", None) or ["(not found)"])
         directml = getattr(self, "directml", None)
         where = (f"DirectML {directml[0]}, feature level {directml[1]}" if directml else
                  "DirectML version not named by dxdispatch: claim its level with --level")
-        caps = Capabilities.everything(f"DirectML through DxDispatch ({command}; {where}); every "
-                                       "desc DxDispatch's model format can state")
+        caps = Capabilities.full(OPERATORS, f"DirectML through DxDispatch ({command}; {where}); "
+                                            "every desc DxDispatch's model format can state")
         return replace(caps, feature_level=directml[1]) if directml else caps
 
     def missing_reason(self) -> str | None:

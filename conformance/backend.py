@@ -89,10 +89,6 @@ class Capabilities:
                  for name in operators}
         return cls(operators=types, feature_level=HIGHEST, notes=notes)
 
-    @classmethod
-    def everything(cls, notes: str = "") -> Capabilities:
-        return cls.full(ops.OPERATORS, notes)
-
     def to_json(self) -> dict[str, Any]:
         return {
             "operators": {op: sorted(t.name for t in types)

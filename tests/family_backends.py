@@ -135,7 +135,7 @@ class HalvesToEvenBackend(NumpyReferenceBackend):
     name = "family-halves-to-even"
 
     def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
-        if (not call.operator.startswith("RESAMPLE")
+        if (call.operator not in ("RESAMPLE", "RESAMPLE1")
                 or call.attributes["InterpolationMode"] != "NEAREST_NEIGHBOR"):
             super().execute(call, bindings)
             return
