@@ -71,12 +71,12 @@ from typing import Any
 
 import numpy as np
 
-from backends.base import Backend, Capabilities, DescRejected
 from conformance import ops
+from conformance.backend import MAX_BUFFER_BYTES, Backend, Capabilities, DescRejected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.tensors import MAX_BUFFER_BYTES, MAX_ELEMENTS, DataType, TensorDesc
+from conformance.tensors import MAX_ELEMENTS, DataType, TensorDesc
 
 ENV_COMMAND = "DMLCONF_DXDISPATCH"  # the executable's path, or a command line
 ENV_ARGS = "DMLCONF_DXDISPATCH_ARGS"  # extra options, e.g. "-a NVIDIA" or "-d"
@@ -106,6 +106,12 @@ DIRECTML_NUGET = re.compile(r"Microsoft\.AI\.DirectML\.(\d+)\.(\d+)\.(\d+)")
 CREATION = re.compile(r"ERROR creating dispatchable|ERROR while initializing")
 REJECTION = re.compile(r"\b(?:0x)?(80070057|887A0004)\b|E_INVALIDARG|DXGI_ERROR_UNSUPPORTED|"
                        r"The parameter is incorrect", re.IGNORECASE)
+
+
+#: The operators whose DxDispatch desc this backend writes, by exact name (their fields as
+#: JsonParsersGenerated.cpp parses them, "Desc fields" above): it claims these and no others.
+OPERATORS = ("DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1",
+             "RESAMPLE", "RESAMPLE1")
 
 
 class InexpressibleError(ValueError):
@@ -152,6 +158,9 @@ def float_json(value: float) -> float | str:
 
 def inexpressible_reason(call: OperatorCall) -> str | None:
     """Why DxDispatch's JSON cannot state this desc, or None."""
+    if call.operator not in OPERATORS:
+        return (f"this backend writes no DxDispatch desc for {call.operator} (it writes "
+                f"{', '.join(OPERATORS)})")
     spec = ops.get(call.operator)
     for attr in spec.attributes:
         value = call.attributes[attr.name]
@@ -374,14 +383,15 @@ class DxDispatchBackend(Backend):
 
     @property
     def capabilities(self) -> Capabilities:
-        """Everything, up to the feature level of the DirectML inside dxdispatch when its banner
-        names it (else the highest: claim the right one with --level)."""
+        """Every feature of the operators it writes models for, up to the feature level of the
+        DirectML inside dxdispatch when its banner names it (else the highest: claim the right
+        one with --level)."""
         command = " ".join(getattr(self, "command", None) or ["(not found)"])
         directml = getattr(self, "directml", None)
         where = (f"DirectML {directml[0]}, feature level {directml[1]}" if directml else
                  "DirectML version not named by dxdispatch: claim its level with --level")
-        caps = Capabilities.everything(f"DirectML through DxDispatch ({command}; {where}); every "
-                                       "desc DxDispatch's model format can state")
+        caps = Capabilities.full(OPERATORS, f"DirectML through DxDispatch ({command}; {where}); "
+                                            "every desc DxDispatch's model format can state")
         return replace(caps, feature_level=directml[1]) if directml else caps
 
     def missing_reason(self) -> str | None:

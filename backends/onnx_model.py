@@ -60,6 +60,14 @@ OFFSET_MODES: dict[tuple[float, float], str] = {(0.5, -0.5): "half_pixel", (0.0,
 
 _DEPTH_MODES = {"DEPTH_COLUMN_ROW": "DCR", "COLUMN_ROW_DEPTH": "CRD"}
 
+#: The DirectML operators this module maps, by exact name, to the ONNX operator of their node:
+#: the ONNX Runtime backends claim these and no others.
+OPERATORS: dict[str, str] = {
+    "DEPTH_TO_SPACE": "DepthToSpace", "DEPTH_TO_SPACE1": "DepthToSpace",
+    "SPACE_TO_DEPTH": "SpaceToDepth", "SPACE_TO_DEPTH1": "SpaceToDepth",
+    "RESAMPLE": "Resize", "RESAMPLE1": "Resize",
+}
+
 
 def onnx_elem_type(data_type: DataType) -> int:
     """The onnx.TensorProto element type of a DML data type."""
@@ -120,9 +128,9 @@ def coordinate_mode(call: OperatorCall) -> tuple[str | None, str]:
 def why_not_expressible(call: OperatorCall) -> str | None:
     """Why this call has no exact one-node ONNX model (opset <= 26), or None when it has one."""
     tensors = call.tensors
-    if call.operator not in ("DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH",
-                             "SPACE_TO_DEPTH1", "RESAMPLE", "RESAMPLE1"):
-        return f"ONNX has no operator for {call.operator}"
+    if call.operator not in OPERATORS:
+        return (f"backends/onnx_model.py maps no ONNX operator to {call.operator} (it maps "
+                f"{', '.join(OPERATORS)})")
     for name, desc in tensors.items():
         if desc.is_strided:
             return (f"ONNX tensors are packed; {name} has Strides {list(desc.element_strides)}, "
@@ -131,7 +139,7 @@ def why_not_expressible(call: OperatorCall) -> str | None:
     if len(types) > 1:
         return "ONNX's operators take one data type T for input and output; the desc mixes them"
     inp, out = tensors["InputTensor"].sizes, tensors["OutputTensor"].sizes
-    if call.operator.startswith("RESAMPLE"):
+    if OPERATORS[call.operator] == "Resize":
         return _resample_reason(call, inp, out)
     return _depth_space_reason(call, inp, out)
 
@@ -141,7 +149,7 @@ def _depth_space_reason(call: OperatorCall, inp: tuple[int, ...], out: tuple[int
     order = call.attributes.get("Order", "DEPTH_COLUMN_ROW")
     if order not in _DEPTH_MODES:
         return f"Order {order!r} has no ONNX mode (DCR, CRD)"
-    if call.operator.startswith("SPACE") and order != "DEPTH_COLUMN_ROW":
+    if OPERATORS[call.operator] == "SpaceToDepth" and order != "DEPTH_COLUMN_ROW":
         return ("SpaceToDepth has no mode attribute below opset 27 (DCR only) and onnxruntime "
                 "loads opset <= 26: COLUMN_ROW_DEPTH is not expressible")
     block = call.attributes["BlockSize"]
@@ -151,9 +159,9 @@ def _depth_space_reason(call: OperatorCall, inp: tuple[int, ...], out: tuple[int
         return "ONNX DepthToSpace / SpaceToDepth take 4-D NCHW tensors"
     n, c, h, w = inp
     want: tuple[int, ...] | None = None
-    if call.operator.startswith("DEPTH") and c % (block * block) == 0:
+    if OPERATORS[call.operator] == "DepthToSpace" and c % (block * block) == 0:
         want = (n, c // (block * block), h * block, w * block)
-    if call.operator.startswith("SPACE") and h % block == 0 and w % block == 0:
+    if OPERATORS[call.operator] == "SpaceToDepth" and h % block == 0 and w % block == 0:
         want = (n, c * block * block, h // block, w // block)
     if want != tuple(out):
         return (f"the ONNX operator's output for input {list(inp)} and blocksize {block} is "
@@ -190,7 +198,8 @@ def _resample_reason(call: OperatorCall, inp: tuple[int, ...], out: tuple[int, .
 def node_spec(call: OperatorCall) -> NodeSpec:
     """The node of an expressible call (why_not_expressible(call) is None)."""
     a = call.attributes
-    if call.operator.startswith("RESAMPLE"):
+    op_type = OPERATORS[call.operator]
+    if op_type == "Resize":
         mode, why = coordinate_mode(call)
         if mode is None:
             raise ValueError(why)
@@ -201,7 +210,7 @@ def node_spec(call: OperatorCall) -> NodeSpec:
             attrs.append(("nearest_mode", "round_prefer_ceil"))  # floor(c + 0.5)
         return NodeSpec("Resize", tuple(attrs), tuple(float(s) for s in _float32(a["Scales"])))
     block = int(a["BlockSize"])
-    if call.operator.startswith("SPACE"):
+    if op_type == "SpaceToDepth":
         return NodeSpec("SpaceToDepth", (("blocksize", block),))
     mode = _DEPTH_MODES[a.get("Order", "DEPTH_COLUMN_ROW")]
     return NodeSpec("DepthToSpace", (("blocksize", block), ("mode", mode)))

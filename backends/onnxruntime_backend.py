@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from backends import onnx_model
-from backends.base import Backend, Capabilities
 from conformance import ops
+from conformance.backend import Backend, Capabilities
 from conformance.flags import ExecutionFlags
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
@@ -95,13 +95,14 @@ class OnnxRuntimeBackend(Backend):
     @cached_property
     def capabilities(self) -> Capabilities:
         if self.unavailable:
-            # Claim everything so that every case reaches unsupported_reason, which gives this
-            # reason: no claim here is real.
-            return Capabilities.everything(f"{self.unavailable}; nothing runs: every case is "
-                                           "NOT_SUPPORTED with this reason")
+            # Claim all of its operators so that each of their cases reaches
+            # unsupported_reason, which gives this reason: no claim here is real.
+            return Capabilities.full(onnx_model.OPERATORS, f"{self.unavailable}; nothing runs: "
+                                     "every case is NOT_SUPPORTED with this reason")
         types: dict[str, frozenset[DataType]] = {}
         refused: dict[str, list[str]] = {}
-        for name, spec in ops.OPERATORS.items():
+        for name in onnx_model.OPERATORS:  # the operators a model is built for, no others
+            spec = ops.get(name)
             runs = set()
             for data_type in sorted(frozenset().union(*(t.data_types for t in spec.support))):
                 errors = [self.probe(call) for call in _representatives(spec, data_type)]
@@ -227,7 +228,7 @@ def _representatives(spec: ops.OperatorSpec, data_type: DataType) -> list[Operat
     def desc(sizes: tuple[int, ...]) -> TensorDesc:
         return TensorDesc(data_type, sizes)
 
-    if spec.name.startswith("RESAMPLE"):
+    if onnx_model.OPERATORS[spec.name] == "Resize":
         calls = []
         for mode in ("NEAREST_NEIGHBOR", "LINEAR"):
             attrs: dict[str, Any] = {"InterpolationMode": mode, "Scales": [1, 1, 2, 2]}
@@ -239,7 +240,8 @@ def _representatives(spec: ops.OperatorSpec, data_type: DataType) -> list[Operat
     orders = ["DEPTH_COLUMN_ROW", "COLUMN_ROW_DEPTH"] if spec.name == "DEPTH_TO_SPACE1" else [
         "DEPTH_COLUMN_ROW"]
     depth, space = desc((1, 4, 1, 1)), desc((1, 1, 2, 2))
-    tensors = ({"InputTensor": depth, "OutputTensor": space} if spec.name.startswith("DEPTH")
+    tensors = ({"InputTensor": depth, "OutputTensor": space}
+               if onnx_model.OPERATORS[spec.name] == "DepthToSpace"
                else {"InputTensor": space, "OutputTensor": depth})
     return [spec.make_call(tensors, {"BlockSize": 2, **({"Order": o} if spec.name.endswith("1")
                                                         else {})}) for o in orders]
@@ -283,7 +285,7 @@ def _tiny(call: OperatorCall) -> OperatorCall:
     spec = ops.get(call.operator)
     data_type = call.tensors["InputTensor"].data_type
     a = call.attributes
-    if call.operator.startswith("RESAMPLE"):
+    if onnx_model.OPERATORS[call.operator] == "Resize":
         sizes = [_tiny_size(float(s)) for s in np.float32(a["Scales"])]
         if any(s is None for s in sizes):
             return call  # no small input gives an output: probe with the call itself
@@ -292,7 +294,7 @@ def _tiny(call: OperatorCall) -> OperatorCall:
     else:
         b = a["BlockSize"]
         ins, outs = (1, b * b, 1, 1), (1, 1, b, b)
-        if call.operator.startswith("SPACE"):
+        if onnx_model.OPERATORS[call.operator] == "SpaceToDepth":
             ins, outs = outs, ins
     return OperatorCall(spec.name, {"InputTensor": TensorDesc(data_type, ins),
                                     "OutputTensor": TensorDesc(data_type, outs)}, a)

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from backends.base import Backend, Capabilities
 from conformance import ops
+from conformance.backend import Backend, Capabilities
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.ops.resample import coordinates, nearest_index
@@ -54,6 +54,9 @@ LINEAR_MODES = {1: "linear", 2: "bilinear", 3: "trilinear"}
 OFFSET_PAIRS = frozenset(NEAREST_MODES) | {HALF_PIXEL}
 SHUFFLES = {"DEPTH_TO_SPACE1": "pixel_shuffle", "SPACE_TO_DEPTH1": "pixel_unshuffle"}
 RESAMPLES = ("RESAMPLE1", "RESAMPLE")
+#: The operators execute dispatches on (to pixel_shuffle / pixel_unshuffle / F.interpolate), by
+#: exact name: the backend claims these and no others.
+OPERATORS = (*SHUFFLES, *RESAMPLES)
 NOT_CRD = ("torch's pixel_shuffle / pixel_unshuffle order is COLUMN_ROW_DEPTH (depth channel "
            "c * B^2 + (y % B) * B + x % B); DEPTH_COLUMN_ROW is not expressible with them")
 NOT_INSTALLED = "torch is not installed (pip install torch)"
@@ -212,9 +215,11 @@ class TorchBackend(Backend):
 
     def _claims(self) -> Capabilities:
         if self.unavailable:
-            # Nothing runs. Claiming every feature lets every case reach unsupported_reason,
-            # so each one is NOT_SUPPORTED with this reason (not a misleading partial one).
-            return Capabilities.everything(f"{self.unavailable}: every case is NOT_SUPPORTED")
+            # Nothing runs. Claiming every feature of its operators lets each of their cases
+            # reach unsupported_reason, so each one is NOT_SUPPORTED with this reason (not a
+            # misleading partial one).
+            return Capabilities.full(OPERATORS, f"{self.unavailable}: every case is "
+                                                "NOT_SUPPORTED")
         functions = {**SHUFFLES, **{op: "interpolate" for op in RESAMPLES}}
         operators, refused = {}, []
         for op, fn in functions.items():

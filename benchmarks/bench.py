@@ -37,8 +37,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backends import load_backend
 from conformance import ops
+from conformance.backend import load_backend
 from conformance.tensors import DataType, TensorDesc, write_tensor
 
 THREADS = os.cpu_count() or 1

@@ -15,8 +15,8 @@ from typing import TextIO
 
 import yaml
 
-from backends import BackendLoadError
 from conformance import __version__, ops, results
+from conformance.backend import BackendLoadError, backend_class
 from conformance.casefile import CaseFileError, select
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
@@ -352,9 +352,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_directml(args: argparse.Namespace) -> int:
-    from backends.directml import setup  # the DirectML-on-Linux layer: only for this command
-
-    return setup.main(args.rest)
+    """The directml backend's own command: its DirectML-on-Linux layer's set-up and status."""
+    return backend_class("directml").command(args.rest)
 
 
 def cmd_explore(args: argparse.Namespace) -> int:

@@ -28,8 +28,8 @@ from hypothesis import HealthCheck, Phase, Verbosity, assume, note, settings
 from hypothesis import strategies as st
 from hypothesis.errors import FlakyFailure, Unsatisfiable
 
-from backends import Backend
 from conformance import ops
+from conformance.backend import Backend
 from conformance.casefile import Case, load_cases, load_text
 from conformance.flags import ExecutionFlags
 from conformance.generate import (

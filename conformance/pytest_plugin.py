@@ -187,7 +187,7 @@ class DmlConformance:
             tr.line(f"  {nodeid}: {first}")
 
     def pytest_sessionstart(self) -> None:
-        from backends import BackendLoadError
+        from conformance.backend import BackendLoadError
         from conformance.session import WorkerError
 
         try:

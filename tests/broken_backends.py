@@ -27,9 +27,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from backends.base import DescRejected
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance import ops
+from conformance.backend import DescRejected
 from conformance.ops import OperatorCall
 from conformance.tensors import footprint_mask, read_tensor, strided_view, write_tensor
 
@@ -165,10 +165,10 @@ class RejectAllBackend(NumpyReferenceBackend):
 
 class LateRejectBackend(NumpyReferenceBackend):
     """Accepts every desc at create_operator and refuses invalid ones in execute. A backend
-    may refuse in either step (backends/base.py), except descs whose buffers cannot be bound at
-    all (a Strides count that differs from Sizes, a tensor too large to allocate): those must
-    be refused at create_operator, so this backend fails the invalid family's strides-count
-    and too-many-elements cases."""
+    may refuse in either step (conformance/backend.py), except descs whose buffers cannot be
+    bound at all (a Strides count that differs from Sizes, a tensor too large to allocate):
+    those must be refused at create_operator, so this backend fails the invalid family's
+    strides-count and too-many-elements cases."""
 
     name = "late-reject"
 

@@ -10,8 +10,8 @@ does (DxDispatch/src/model/JsonParsers.cpp, JsonParsersGenerated.cpp in microsof
 but only the fields that module emits, and more strictly (an unknown desc field is an error):
 - resources: buffers initialised from .npy files (`initialValues: {sourcePath}`), optional
   `initialValuesDataType` (must match the file's type), optional `sizeInBytes`;
-- dispatchables: {"type": "DML_OPERATOR_<NAME>", "desc": {...}} for the six operators of the
-  suite; enums by full name or suffix, strings only; FLOATs as numbers or "nan"/"inf"/"-inf",
+- dispatchables: {"type": "DML_OPERATOR_<NAME>", "desc": {...}} for the six operators in
+  OPERATORS; enums by full name or suffix, strings only; FLOATs as numbers or "nan"/"inf"/"-inf",
   cast to float32; tensor descs with DataType, DimensionCount, Sizes, Strides,
   TotalTensorSizeInBytes (0 or absent: DMLCalcBufferTensorSize), GuaranteedBaseOffsetAlignment;
 - commands: dispatch (bindings: bind point -> resource name), writeFile (.npy), print.
@@ -58,6 +58,10 @@ MESSAGES = {0x80070057: "The parameter is incorrect.",
             0x887A0005: "The GPU device instance has been suspended. Use GetDeviceRemovedReason "
                         "to determine the appropriate action.",
             0x8000FFFF: "Catastrophic failure"}
+#: The operators whose desc the stand-in parses (the fields backends/dxdispatch.py writes for
+#: them), by exact name: it refuses any other, as DxDispatch refuses a type it cannot parse.
+OPERATORS = ("DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1",
+             "RESAMPLE", "RESAMPLE1")
 ENUM_PREFIXES = {"Order": "DML_DEPTH_SPACE_ORDER_", "InterpolationMode": "DML_INTERPOLATION_MODE_"}
 TENSOR_FIELDS = {"DataType", "DimensionCount", "Sizes", "Strides", "TotalTensorSizeInBytes",
                  "GuaranteedBaseOffsetAlignment"}
@@ -147,11 +151,11 @@ def parse_dispatchable(obj: Any) -> OperatorCall:
     if not isinstance(obj, dict):
         raise ParseError("Expected a non-null JSON object.")
     type_name = _field(obj, "type")
-    try:
-        spec = ops.OPERATORS[str(type_name).removeprefix("DML_OPERATOR_")]
-    except KeyError:
-        raise ParseError(f"'{type_name}' is not a recognized value for "
-                         "DML_OPERATOR_TYPE.") from None
+    name = str(type_name).removeprefix("DML_OPERATOR_")
+    if name not in OPERATORS:
+        raise ParseError(f"'{type_name}' is not a recognized value for DML_OPERATOR_TYPE "
+                         f"(this stand-in parses {', '.join(OPERATORS)}).")
+    spec = ops.get(name)
     desc = obj.get("desc", obj.get("Desc"))
     if not isinstance(desc, dict):
         raise ParseError("Field 'desc' is required.")

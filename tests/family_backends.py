@@ -34,9 +34,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from backends.base import Capabilities, DescRejected
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance import ops
+from conformance.backend import Capabilities, DescRejected
 from conformance.ops import OperatorCall
 from conformance.ops.base import float32
 from conformance.ops.resample import coordinates
@@ -135,7 +135,7 @@ class HalvesToEvenBackend(NumpyReferenceBackend):
     name = "family-halves-to-even"
 
     def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
-        if (not call.operator.startswith("RESAMPLE")
+        if (call.operator not in ("RESAMPLE", "RESAMPLE1")
                 or call.attributes["InterpolationMode"] != "NEAREST_NEIGHBOR"):
             super().execute(call, bindings)
             return

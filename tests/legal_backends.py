@@ -60,9 +60,9 @@ from functools import cache
 
 import numpy as np
 
-from backends.base import Capabilities
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance import ops
+from conformance.backend import Capabilities
 from conformance.flags import ExecutionFlags
 from conformance.ops import OperatorCall
 from conformance.ops.base import float32
@@ -214,6 +214,11 @@ def two_ulps_off(unit: Arithmetic, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return step_ulps(q, np.where(q == 0, 0, np.where(parity == 0, 2, -2)))  # 0 * rcp(y) is 0
 
 
+#: The operators whose arithmetic these backends emulate, by exact name; every other operator
+#: runs the reference's execute (an operator added later included: that is what it dispatches on).
+EMULATED = ("RESAMPLE", "RESAMPLE1")
+
+
 class LegalResampleBackend(NumpyReferenceBackend):
     """The reference backend (validation, capabilities, data movement) with RESAMPLE/RESAMPLE1
     computed in emulated GPU arithmetic. Class attributes choose the legal variant:
@@ -248,13 +253,13 @@ class LegalResampleBackend(NumpyReferenceBackend):
 
     def unsupported_reason(self, call: OperatorCall) -> str | None:
         mode = call.attributes.get("InterpolationMode")
-        if call.operator.startswith("RESAMPLE") and mode in MODES and mode not in self.modes:
+        if call.operator in EMULATED and mode in MODES and mode not in self.modes:
             return (f"{self.name} claims {' and '.join(self.modes)} only, where the rule it "
                     "demonstrates acts")
         return None
 
     def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
-        if not call.operator.startswith("RESAMPLE"):
+        if call.operator not in EMULATED:
             super().execute(call, bindings)
             return
         self.create_operator(call)
@@ -373,10 +378,11 @@ class LegalResampleBackend(NumpyReferenceBackend):
 
 @cache
 def claims(cls: type[LegalResampleBackend]) -> Capabilities:
-    """Everything the reference claims, RESAMPLE/RESAMPLE1 narrowed to cls.types."""
-    full = Capabilities.everything(f"{cls.name}: legal Direct3D arithmetic, emulated "
-                                   "(tests/legal_backends.py)")
-    narrowed = {op: types & cls.types if cls.types and op.startswith("RESAMPLE") else types
+    """What the reference claims (the operators its execute runs), the EMULATED ones narrowed
+    to cls.types."""
+    full = Capabilities.full(ops.OPERATORS, f"{cls.name}: legal Direct3D arithmetic, emulated "
+                                            "(tests/legal_backends.py)")
+    narrowed = {op: types & cls.types if cls.types and op in EMULATED else types
                 for op, types in full.operators.items()}
     return replace(full, operators=narrowed)
 

@@ -159,7 +159,7 @@ def test_run_defaults_to_the_source_cases_and_reports_results_json(
      "dmlconf: error: backend file /no/such/file.py does not exist"),
     (["--backend", "conformance.levels:FeatureLevel"],
      "dmlconf: error: conformance.levels:FeatureLevel is not a subclass of "
-     "backends.base.Backend"),
+     "conformance.backend.Backend"),
     (["--backend", f"{BROKEN}:NoSuchClass"], "has no NoSuchClass"),
     (["--level", "9_9"], "dmlconf: error: unknown feature level '9_9'; known: 1_0, 2_0"),
     (["--level", "two"], "dmlconf: error: unknown feature level 'two'"),

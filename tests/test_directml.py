@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends.base import DescRejected
 from backends.directml import layer as layers
 from backends.directml import shim
 from backends.directml.backend import DirectMLBackend, DirectMLGraphBackend
 from backends.directml.probe import documented_depth_to_space1
 from conformance import ops
+from conformance.backend import DescRejected
 from conformance.casefile import load_file
 from conformance.flags import ExecutionFlags
 from conformance.session.runner import run_case

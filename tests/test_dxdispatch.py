@@ -16,8 +16,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends import load_backend
-from backends.base import DescRejected
 from backends.dxdispatch import (
     ENV_COMMAND,
     DxDispatchBackend,
@@ -35,6 +33,7 @@ from backends.dxdispatch import (
     write_model,
 )
 from conformance import ops
+from conformance.backend import DescRejected, load_backend
 from conformance.casefile import Case, load_cases
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall

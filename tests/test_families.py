@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from backends.base import Backend
 from backends.numpy_reference import NumpyReferenceBackend
+from conformance.backend import Backend
 from conformance.casefile import Case, load_cases, select
 from conformance.results import Result, decisive, exit_status
 from conformance.session.runner import run_cases

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends import load_backend
 from backends.dxdispatch import build_model
 from backends.numpy_reference import NumpyReferenceBackend
 from backends.onnxruntime_backend import OnnxRuntimeBackend, OnnxRuntimeDirectMLBackend
 from conformance import __version__, ops
+from conformance.backend import load_backend
 from conformance.cli import main
 from conformance.flags import ExecutionFlags
 from conformance.ops import OperatorCall

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends.base import Backend
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance import ops
+from conformance.backend import Backend
 from conformance.casefile import Case, load_cases, load_text
 from conformance.flags import ExecutionFlags
 from conformance.ops.base import float32

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends.base import Backend, Capabilities
 from conformance import ops
+from conformance.backend import Backend, Capabilities
 from conformance.casefile import Case, load_cases, logical_values
 from conformance.levels import HIGHEST
 from conformance.misreadings import CATALOGUE, Misreading

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from backends import load_backend
+from conformance.backend import load_backend
 from conformance.casefile import load_cases
 from conformance.results import exit_status
 from conformance.session.runner import run_cases
@@ -32,7 +32,7 @@ def test_the_whole_committed_suite_passes_on_numba() -> None:
 
 CHILD = """
 import sys
-from backends import load_backend
+from conformance.backend import load_backend
 from backends import numba_kernels as k
 from conformance.casefile import load_cases
 from conformance.session.runner import run_cases

@@ -7,9 +7,9 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-import backends
-from backends import BackendLoadError, Capabilities, load_backend
 from backends.numpy_reference import NumpyReferenceBackend
+from conformance import backend as registry
+from conformance.backend import BackendLoadError, Capabilities, load_backend
 from conformance.levels import FeatureLevel
 
 
@@ -21,13 +21,13 @@ def test_numpy_is_registered_and_claims_the_highest_level() -> None:
 
 def test_entry_point_names_are_registered(monkeypatch: pytest.MonkeyPatch) -> None:
     ep = EntryPoint(name="vendor", value="backends.numpy_reference:NumpyReferenceBackend",
-                    group=backends.ENTRY_POINT_GROUP)
+                    group=registry.ENTRY_POINT_GROUP)
 
     def fake(group: str) -> list[EntryPoint]:
-        return [ep] if group == backends.ENTRY_POINT_GROUP else []
+        return [ep] if group == registry.ENTRY_POINT_GROUP else []
 
-    monkeypatch.setattr(backends, "entry_points", fake)
-    assert backends.registered()["vendor"] == ep.value
+    monkeypatch.setattr(registry, "entry_points", fake)
+    assert registry.registered()["vendor"] == ep.value
     assert isinstance(load_backend("vendor"), NumpyReferenceBackend)
 
 

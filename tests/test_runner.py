@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends.base import Capabilities
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance import __version__, results
+from conformance.backend import Capabilities
 from conformance.casefile import Case, load_cases, load_text
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall

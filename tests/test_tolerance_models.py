@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends.base import Backend
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance import inputs as sources
 from conformance import ops
+from conformance.backend import Backend
 from conformance.casefile import Case, load_cases, logical_values
 from conformance.ops import OperatorCall
 from conformance.results import Result

@@ -18,15 +18,21 @@ docs/directml-linux.md has the whole story and the certification's findings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 
 import numpy as np
 
-from backends.base import Backend, Capabilities, DescRejected
 from backends.directml import layer as layers
-from backends.directml.shim import DirectMLError, InexpressibleError, Shim, flatten
+from backends.directml.shim import (
+    OPERATORS,
+    DirectMLError,
+    InexpressibleError,
+    Shim,
+    flatten,
+)
 from conformance import ops
+from conformance.backend import Backend, Capabilities, DescRejected
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.tensors import DataType
@@ -44,12 +50,13 @@ class DirectMLBackend(Backend):
     @cached_property
     def capabilities(self) -> Capabilities:
         layer = getattr(self, "layer", None)
-        if layer is None:  # claim everything: each case then reaches unsupported_reason
-            return Capabilities.everything(f"not available: {getattr(self, 'missing', '')}")
+        if layer is None:  # claim all of its operators: each case then reaches unsupported_reason
+            return Capabilities.full(OPERATORS, f"not available: {getattr(self, 'missing', '')}")
         level = FeatureLevel(layer.feature_level)
         device_types = {DataType.parse(t) for t in layer.data_types}
         operators = {}
-        for name, spec in ops.OPERATORS.items():
+        for name in OPERATORS:  # the operators the shim builds descs of, no others
+            spec = ops.get(name)
             table = spec.table_at(level)
             if level >= spec.introduced and table is not None:
                 operators[name] = frozenset(table.data_types & device_types)
@@ -98,6 +105,14 @@ class DirectMLBackend(Backend):
         for name, buffer in buffers.items():
             if buffer is not bindings[name]:
                 bindings[name][:] = buffer
+
+
+    @classmethod
+    def command(cls, argv: Sequence[str]) -> int:
+        """`dmlconf directml setup | status`: build or inspect the layer (setup.py)."""
+        from backends.directml import setup
+
+        return setup.main(argv)
 
 
 class DirectMLGraphBackend(DirectMLBackend):

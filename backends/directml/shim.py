@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from backends.base import DescRejected
 from backends.dxdispatch import HRESULTS
 from conformance import ops
+from conformance.backend import DescRejected
 from conformance.ops import OperatorCall
 from conformance.tensors import TensorDesc
 
@@ -28,6 +28,10 @@ UINT_MAX = 2**32 - 1
 # enum dmlshim_result
 OK, REJECTED_CREATE, REJECTED_COMPILE, FAILED, DEVICE_REMOVED, BAD_CALL = range(6)
 MODE_COMPILE, MODE_EXECUTE = 0, 1
+#: The operators whose desc the shim builds (the switch of dmlshim.c's build_desc over
+#: DML_OPERATOR_TYPE), by exact name: the directml backends claim these and no others.
+OPERATORS = ("DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1",
+             "RESAMPLE", "RESAMPLE1")
 STAGES = ("", "creating the devices", "CreateOperator", "compiling", "the operator initializer",
           "creating the buffers", "binding", "recording", "executing", "reading back")
 
@@ -124,7 +128,10 @@ def _enum(spec: ops.OperatorSpec, name: str, value: object) -> int:
 
 def flatten(call: OperatorCall, execution_flags: int = 0, graph: bool = False) -> Flat:
     """Every field of the operator desc, as dmlshim_call. Raises InexpressibleError for a desc
-    no DirectML call can state."""
+    no DirectML call can state, NotImplementedError for an operator the shim has no desc of."""
+    if call.operator not in OPERATORS:
+        raise NotImplementedError(f"the DirectML shim builds no {call.operator} desc (it builds "
+                                  f"{', '.join(OPERATORS)}: native/dmlshim.c)")
     spec = ops.get(call.operator)
     keep: list[ctypes.Array] = []
     a = call.attributes

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from backends.base import DescRejected
 from conformance import misreadings, ops
+from conformance.backend import DescRejected
 from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.judge import compare

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from backends.base import DescRejected
 from conformance import ops
+from conformance.backend import DescRejected
 from conformance.misreadings import Misreading, Run
 from conformance.ops import OperatorCall
 from conformance.spec import Citation

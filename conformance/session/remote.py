@@ -61,8 +61,13 @@ from typing import Any
 
 import numpy as np
 
-from backends import Backend, BackendLoadError, load_backend
-from backends.base import Capabilities, DescRejected
+from conformance.backend import (
+    Backend,
+    BackendLoadError,
+    Capabilities,
+    DescRejected,
+    load_backend,
+)
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall

@@ -25,8 +25,8 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from backends import backend_class
 from conformance import results
+from conformance.backend import backend_class
 from conformance.casefile import (
     Case,
     CaseFileError,

@@ -30,9 +30,9 @@ from typing import Protocol
 
 import numpy as np
 
-from backends.base import Backend, Capabilities, DescRejected
 from conformance import inputs as sources
 from conformance import ops
+from conformance.backend import Backend, Capabilities, DescRejected
 from conformance.casefile import Case, Source, logical_values
 from conformance.expected import Expected
 from conformance.flags import ExecutionFlags

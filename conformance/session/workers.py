@@ -44,7 +44,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from backends import Backend, BackendLoadError, load_backend
+from conformance.backend import Backend, BackendLoadError, load_backend
 from conformance.casefile import Case
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel

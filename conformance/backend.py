@@ -1,0 +1,250 @@
+"""The backend interface: what an implementation under test declares and does, and how one is
+found by name. The harness owns it; backends/ imports it, never the reverse.
+
+A backend sees exactly what a GPU operator sees: the operator desc (OperatorCall) and its bound
+resources, one raw byte buffer per tensor (1-D uint8 NumPy arrays, TotalTensorSizeInBytes long,
+16-byte aligned as DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT requires). It reads the inputs through
+their strides and writes the outputs' bytes in place. Nothing is handed over pre-gathered.
+
+Two steps, as in DirectML: create_operator(call) is IDMLDevice::CreateOperator, where an invalid
+desc is refused by raising DescRejected (E_INVALIDARG); execute(call, bindings) is the dispatch.
+A backend may also refuse in execute; either way counts as a rejection, except for a desc whose
+buffers cannot be bound at all (a Strides count that differs from Sizes, a tensor too large to
+allocate: above MAX_BUFFER_BYTES): as in DirectML, such a desc must be refused at create_operator.
+
+A backend is selected by
+- a registered name: the built-in ones in BUILTIN, or one a package registers in the entry-point
+  group "dml_conformance.backends" (name = "package.module:Class");
+- "package.module:Class", importable from the current environment;
+- "path/to/file.py:Class", loaded from that file, so a vendor certifies their own
+  implementation without touching this repository.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from conformance import ops
+from conformance.flags import ExecutionFlags
+from conformance.levels import HIGHEST, FeatureLevel
+from conformance.ops import OperatorCall
+from conformance.tensors import MAX_BUFFER_BYTES, DataType
+
+__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "MAX_BUFFER_BYTES", "Backend", "BackendLoadError",
+           "Capabilities", "DescRejected", "backend_class", "load_backend", "registered"]
+
+
+
+class DescRejected(Exception):  # noqa: N818 - named for what DirectML does: it rejects the desc
+    """Raised by a backend that refuses an operator desc as invalid (DirectML: E_INVALIDARG)."""
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend claims. The runner gives NOT_SUPPORTED, with the reason, to every case
+    outside these claims, and judges every case inside them.
+
+    operators:        operator name -> the data types the backend runs it with. Only operators
+                      its execute dispatches on: a claim is never "whatever the suite knows".
+    feature_level:    the highest DML_FEATURE_LEVEL it claims.
+    strided:          whether it takes descs with stated non-packed strides (padding,
+                      broadcasting, NHWC and other dimension orders).
+    arbitrary_offsets: whether it takes any pixel offsets (of an operator that has them); when
+                      False, only the (InputPixelOffset, OutputPixelOffset) pairs in
+                      offset_pairs, per dimension.
+    rejects_invalid:  whether it validates descs and raises DescRejected for invalid ones.
+    """
+
+    operators: Mapping[str, frozenset[DataType]]
+    feature_level: FeatureLevel
+    strided: bool = True
+    arbitrary_offsets: bool = True
+    offset_pairs: frozenset[tuple[float, float]] = frozenset({(0.5, -0.5)})
+    rejects_invalid: bool = True
+    notes: str = ""
+
+    @classmethod
+    def full(cls, operators: Iterable[str], notes: str = "") -> Capabilities:
+        """The named operators, each with every data type of its support tables, at the highest
+        feature level, strided, any offsets, validating: the claims of a complete
+        implementation of those operators. Name the operators the backend's execute dispatches
+        on: an operator added to the suite later is not claimed (and so not routed to a kernel
+        written for another) until the backend is written for it."""
+        types = {name: frozenset().union(*(t.data_types for t in ops.get(name).support))
+                 for name in operators}
+        return cls(operators=types, feature_level=HIGHEST, notes=notes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "operators": {op: sorted(t.name for t in types)
+                          for op, types in sorted(self.operators.items())},
+            "feature_level": str(self.feature_level),
+            "strided": self.strided,
+            "arbitrary_offsets": self.arbitrary_offsets,
+            "offset_pairs": sorted([list(p) for p in self.offset_pairs]),
+            "rejects_invalid": self.rejects_invalid,
+            "notes": self.notes,
+        }
+
+
+class Backend(ABC):
+    """Base class of every implementation under test. Subclasses set `name`, implement
+    `capabilities` and `execute`, and usually `create_operator`.
+
+    feature_level: the level this instance claims (at most capabilities' highest); backends
+    that validate descs validate at this level. The runner passes it from `--level`.
+    execution_flags: the DML_EXECUTION_FLAGS the run compiles every operator with
+    (`--execution-flags`; conformance.flags). A backend on DirectML passes them to
+    CompileOperator; any backend may read them (ALLOW_HALF_PRECISION_COMPUTATION permits float16
+    arithmetic in half precision, and the judge then accepts it).
+    """
+
+    name: str = "backend"
+    #: Whether the backend runs native code (a JIT, a GPU runtime, a C++ library) that can
+    #: crash, hang or exhaust memory: `dmlconf run` then isolates it in worker processes by
+    #: default (conformance.session.workers).
+    native: bool = False
+
+    def __init__(self, feature_level: FeatureLevel | None = None,
+                 execution_flags: ExecutionFlags = ExecutionFlags.NONE) -> None:
+        highest = self.capabilities.feature_level
+        if feature_level is not None and feature_level > highest:
+            raise ValueError(f"{self.name} claims feature level {highest} at most, "
+                             f"not {feature_level}")
+        self.feature_level = feature_level
+        self.execution_flags = ExecutionFlags(execution_flags)
+
+    @property
+    @abstractmethod
+    def capabilities(self) -> Capabilities:
+        """The claims of this backend."""
+
+    @property
+    def claimed_level(self) -> FeatureLevel:
+        return self.feature_level or self.capabilities.feature_level
+
+    def create_operator(self, call: OperatorCall) -> None:  # noqa: B027 - optional hook
+        """Validate the desc; raise DescRejected if it is invalid. Default: accept all."""
+
+    def validate(self, call: OperatorCall) -> None:
+        """Raise DescRejected with every rule the call breaks at the claimed level (the
+        operator spec's rules): a complete create_operator for backends that validate."""
+        violations = ops.get(call.operator).validate(call, self.claimed_level)
+        if violations:
+            raise DescRejected("; ".join(str(v) for v in violations))
+
+    @abstractmethod
+    def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
+        """Run one operator call. bindings: tensor member name -> 1-D uint8 buffer of
+        TotalTensorSizeInBytes bytes. Write the outputs in place; leave the inputs alone."""
+
+    def unsupported_reason(self, call: OperatorCall) -> str | None:
+        """A finer capability limit than Capabilities can say: a reason, or None to run."""
+        return None
+
+    @classmethod
+    def command(cls, argv: Sequence[str]) -> int:
+        """The backend's own command line, `dmlconf <name> ARGS` (the directml backend builds
+        and inspects its layer with it); the exit status. Default: it has none."""
+        raise NotImplementedError(f"the {cls.name} backend has no command of its own")
+
+
+# -- the registry: a backend found by name ---------------------------------------------------
+ENTRY_POINT_GROUP = "dml_conformance.backends"
+
+#: The built-in backends, as "module:Class": imported only when one is asked for.
+BUILTIN: dict[str, str] = {
+    "numpy": "backends.numpy_reference:NumpyReferenceBackend",
+    "numba": "backends.numba_backend:NumbaBackend",  # needs the 'numba' extra
+    "onnxruntime": "backends.onnxruntime_backend:OnnxRuntimeBackend",  # the 'onnxruntime' extra
+    # Windows only: the 'directml' extra (onnxruntime-directml)
+    "onnxruntime-directml": "backends.onnxruntime_backend:OnnxRuntimeDirectMLBackend",
+    "torch": "backends.torch_backend:TorchBackend",  # the 'torch' extra
+    "torch-cuda": "backends.torch_backend:TorchCudaBackend",  # a CUDA build of torch
+    "dxdispatch": "backends.dxdispatch:DxDispatchBackend",  # DirectML via DxDispatch
+    # real DirectML on Linux through vkd3d-proton on lavapipe (`dmlconf directml setup` first)
+    "directml": "backends.directml:DirectMLBackend",
+    "directml-graph": "backends.directml:DirectMLGraphBackend",  # the same through CompileGraph
+}
+
+
+class BackendLoadError(Exception):
+    """A backend could not be found or built; the message says what to fix."""
+
+
+def registered() -> dict[str, str]:
+    """Every registered name -> its "module:Class" target, built-ins first."""
+    names = dict(BUILTIN)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        names.setdefault(ep.name, ep.value)
+    return names
+
+
+def _load_class(target: str) -> type:
+    module_part, sep, class_name = target.rpartition(":")
+    if not sep or not module_part or not class_name:
+        raise BackendLoadError(
+            f"backend {target!r} is not a registered name ({', '.join(registered())}), "
+            "'package.module:Class' or 'path/to/file.py:Class'")
+    if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
+        path = Path(module_part)
+        if not path.is_file():
+            raise BackendLoadError(f"backend file {path} does not exist")
+        # named after the file's path, the same in every process (worker processes and the
+        # shards of a run report the same class)
+        digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+        mod_name = f"_dmlconf_backend_{digest}"
+        spec = importlib.util.spec_from_file_location(mod_name, path)
+        if spec is None or spec.loader is None:
+            raise BackendLoadError(f"cannot load {path} as a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            raise BackendLoadError(f"importing {path} failed: {exc!r}") from exc
+    else:
+        try:
+            module = importlib.import_module(module_part)
+        except Exception as exc:
+            raise BackendLoadError(f"importing {module_part} failed: {exc!r}") from exc
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise BackendLoadError(f"{module_part} has no {class_name}")
+    if not (inspect.isclass(cls) and issubclass(cls, Backend)):
+        raise BackendLoadError(f"{target} is not a subclass of conformance.backend.Backend")
+    return cls
+
+
+def backend_class(spec: str) -> type[Backend]:
+    """The class a backend spec names, imported but not built (a backend's module imports
+    its native libraries when the backend is built, not before)."""
+    return _load_class(registered().get(spec, spec))
+
+
+def load_backend(spec: str, feature_level: FeatureLevel | None = None,
+                 execution_flags: ExecutionFlags = ExecutionFlags.NONE) -> Backend:
+    """Build the backend named by spec, claiming feature_level (default: its highest), compiling
+    with execution_flags. The flags are set on the built instance (not passed to its
+    constructor), so a backend written before they existed still loads."""
+    cls = backend_class(spec)
+    try:
+        backend = cls(feature_level=feature_level)
+        backend.execution_flags = ExecutionFlags(execution_flags)
+        return backend
+    except ValueError as exc:
+        raise BackendLoadError(str(exc)) from exc
+    except Exception as exc:
+        raise BackendLoadError(f"building backend {spec} failed: {exc!r}") from exc
