@@ -2,11 +2,11 @@
 elements came from.
 
 explain() is called by the harness on a FAIL, with the input bytes the backend saw:
-(a) every misreading of conformance.misreadings that covers the call is run on fresh copies of
-    those input buffers, with output buffers pre-filled as the backend's were; an output that
-    equals a misreading's (bit for bit where the judgement is bit-exact; within the same bound
-    around the misreading's values where it is 'within'), while that misreading's output is
-    itself wrong, names the reading;
+(a) every misreading of conformance.judge.misreadings that covers the call is run on fresh
+    copies of those input buffers, with output buffers pre-filled as the backend's were; an
+    output that equals a misreading's (bit for bit where the judgement is bit-exact; within the
+    same bound around the misreading's values where it is 'within'), while that misreading's
+    output is itself wrong, names the reading;
 (b) for data movement and nearest selection (outputs judged bit-exact or one-of), the first
     wrong elements are traced: the operator's reference run on an index tensor gives the input
     each output element should copy, and the input is searched for the bits the backend wrote.
@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 
 from backends.base import DescRejected
-from conformance import compare, misreadings, ops
+from conformance import compare, ops
 from conformance.compare import Expected
 from conformance.flags import ExecutionFlags
+from conformance.judge import misreadings
 from conformance.ops import OperatorCall
 from conformance.tensors import read_tensor
 

@@ -47,11 +47,14 @@ class Attribute:
 
     kind: "uint" (UINT), "enum" (names in `values`, DirectML.h values), "floats" (FLOAT array
     whose length is the operator's DimensionCount/ScaleCount).
+    prefix: an enum's DirectML.h prefix ("DML_DEPTH_SPACE_ORDER_"), which a case may write
+    before the name and parse() removes.
     """
 
     name: str
     kind: Literal["uint", "enum", "floats"]
     values: Mapping[str, int] = field(default_factory=dict)
+    prefix: str = ""
 
     def parse(self, value: Any) -> Any:
         """Canonical form: int for uint; the enum name (or the raw int when the value is not a
@@ -62,9 +65,7 @@ class Attribute:
             return value
         if self.kind == "enum":
             if isinstance(value, str):
-                name = value.upper()
-                for prefix in _ENUM_PREFIXES:
-                    name = name.removeprefix(prefix)
+                name = value.upper().removeprefix(self.prefix)
                 if name not in self.values:
                     raise ValueError(
                         f"{self.name} {value!r} is not one of {', '.join(self.values)}")
@@ -79,9 +80,6 @@ class Attribute:
 
     def to_json(self, value: Any) -> Any:
         return list(value) if self.kind == "floats" else value
-
-
-_ENUM_PREFIXES = ("DML_DEPTH_SPACE_ORDER_", "DML_INTERPOLATION_MODE_")
 
 
 def _float(name: str, v: Any) -> float:

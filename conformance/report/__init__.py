@@ -438,7 +438,7 @@ def diagnosis_of(r: dict[str, Any]) -> dict[str, Any] | None:
 def reading_words(key: str) -> str:
     """What the catalogue of misreadings says a reading does ("the other Order: ..."), or a
     note that this suite's catalogue does not hold the key (a document from another version)."""
-    from conformance.misreadings import CATALOGUE
+    from conformance.judge.misreadings import CATALOGUE
 
     entry = CATALOGUE.get(key)
     return entry.reading if entry is not None else "(not in this suite's catalogue)"

@@ -10,18 +10,18 @@ used twice (issue 11).
 A misreading executes like a backend: `run(call, bindings)` reads the input buffers and writes
 the output buffers in place (raw bytes, through the strides it believes in), so misreadings of
 the layout (strides taken as bytes, stride 0 unsupported...) are expressed like misreadings of
-the arithmetic. Each module of this package lists its entries in MISREADINGS.
+the arithmetic. The catalogue gathers the MISREADINGS of conformance.judge.layouts (the buffer
+tensor readings, every operator) and of each operator package's misreadings module.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from conformance import ops
 from conformance.ops import OperatorCall
 from conformance.spec import Citation
 from conformance.tensors import DataType
@@ -71,18 +71,22 @@ class Misreading:
         return self.applies(call)
 
 
-def _discover() -> dict[str, Misreading]:
+def _catalogue() -> dict[str, Misreading]:
+    """Every entry by key, in the order of their sources' names (the buffer tensor readings
+    under "layouts", each operator package under its own name)."""
+    from conformance.judge import layouts  # it builds on Misreading, defined above
+
+    sources = [("layouts", layouts.MISREADINGS), *ops.discover("MISREADINGS", "misreadings")]
     found: dict[str, Misreading] = {}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        for entry in getattr(module, "MISREADINGS", ()):
+    for _, entries in sorted(sources, key=lambda source: source[0]):
+        for entry in entries:
             if entry.key in found:
                 raise RuntimeError(f"misreading {entry.key} defined twice")
             found[entry.key] = entry
     return found
 
 
-CATALOGUE: dict[str, Misreading] = _discover()
+CATALOGUE: dict[str, Misreading] = _catalogue()
 
 
 def for_call(call: OperatorCall) -> list[Misreading]:

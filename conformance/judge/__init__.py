@@ -1,0 +1,1 @@
+"""The judge: comparison, envelope tiers, diagnosis and the catalogue of misreadings."""
