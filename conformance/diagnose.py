@@ -83,7 +83,7 @@ def _sources(call: OperatorCall, shape: tuple[int, ...]) -> list[np.ndarray] | N
     spec = ops.get(call.operator)
     if spec.inputs != ["InputTensor"] or spec.outputs != ["OutputTensor"]:
         return None
-    if call.attributes.get("InterpolationMode", "NEAREST_NEIGHBOR") != "NEAREST_NEIGHBOR":
+    if not spec.selects_elements(call):
         return None
     index = np.arange(prod(shape), dtype=np.int64).reshape(shape)
     exp = spec.expected(call, {"InputTensor": index})["OutputTensor"]
@@ -177,7 +177,7 @@ def explain_by_reference(call: OperatorCall, input_buffers: Mapping[str, np.ndar
 
 def explain_rejection(call: OperatorCall) -> dict[str, Any] | None:
     """For a valid desc the backend rejected: the catalogued misreadings that reject it too
-    (e.g. a SPACE_TO_DEPTH output checked against the page's depth-to-space formula)."""
+    (e.g. an output's Sizes checked against the formula of another operator's page)."""
     if sum(d.data_type.size * d.element_count for d in call.tensors.values()) > MAX_ELEMENTS:
         return None
     spec = ops.get(call.operator)

@@ -252,6 +252,22 @@ class OperatorSpec(ABC):
                               Citation(self.page, "OutputTensor"))]
         return []
 
+    # -- what the harness asks about a call (docs/operators.md) --------------------------------
+    def selects_elements(self, call: OperatorCall) -> bool:
+        """Whether every output element of this call is a copy of one input element (data
+        movement, or a selection such as a nearest-neighbour sample) rather than a computed
+        value. Diagnosis traces the wrong elements of such a call back to the input; the
+        layouts family asks its strided run to equal the packed one bit for bit (a computed
+        value is judged against the reference instead, as two arithmetic paths may differ).
+        Default: True, as the default expected() is bit-exact data movement."""
+        return True
+
+    def capability_gap(self, call: OperatorCall, capabilities: Any) -> str | None:
+        """Why a backend's declared capabilities (a backends Capabilities) exclude this valid
+        call beyond its operator and data types, which the runner checks itself: a sentence
+        for NOT_SUPPORTED, or None where nothing does. Default: None."""
+        return None
+
     # -- semantics ------------------------------------------------------------------------------
     @abstractmethod
     def reference(self, call: OperatorCall, inputs: Mapping[str, np.ndarray]

@@ -185,6 +185,23 @@ class _Resample(OperatorSpec):
                         notes("4")))
         return out
 
+    def selects_elements(self, call: OperatorCall) -> bool:
+        """Nearest-neighbour sampling selects input elements; linear computes its outputs."""
+        return call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR"
+
+    def capability_gap(self, call: OperatorCall, capabilities: Any) -> str | None:
+        """A backend that takes some pixel offset pairs only (Capabilities.offset_pairs, e.g.
+        an adapter whose target API expresses half-pixel and asymmetric sampling alone)."""
+        if capabilities.arbitrary_offsets or "InputPixelOffsets" not in call.attributes:
+            return None
+        pairs = zip(call.attributes["InputPixelOffsets"], call.attributes["OutputPixelOffsets"],
+                    strict=True)
+        odd = [p for p in pairs if tuple(p) not in capabilities.offset_pairs]
+        if odd:
+            return (f"the backend takes pixel offset pairs {sorted(capabilities.offset_pairs)} "
+                    f"only, not {odd[0]}")
+        return None
+
     # -- reference ------------------------------------------------------------------------------
     def axes(self, call: OperatorCall, in_shape: Sequence[int]
              ) -> list[tuple[np.ndarray, np.ndarray]]:
