@@ -18,6 +18,7 @@ import numpy as np
 
 from conformance.levels import FeatureLevel
 from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, table
+from conformance.ops.depth_space.examples import DepthSpaceExamples
 from conformance.spec import API, Citation, Violation, register
 
 #: The pages of this package's operators (their documented cases cite them too).
@@ -70,7 +71,7 @@ def space_to_depth(x: np.ndarray, block: int, order: str) -> np.ndarray:
     return y.reshape(n, c * block * block, hh, ww)
 
 
-class _DepthSpace(OperatorSpec):
+class _DepthSpace(DepthSpaceExamples, OperatorSpec):
     to_space: bool  # True for DEPTH_TO_SPACE(1)
 
     def order(self, call: OperatorCall) -> str:

@@ -35,6 +35,7 @@ from conformance.compare import Expected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, float32, table
+from conformance.ops.resample.examples import ResampleExamples
 from conformance.spec import API, Citation, Violation, notes, register
 
 #: The pages of this package's operators (their documented cases cite them too).
@@ -127,7 +128,7 @@ def nearest_index(c: np.ndarray) -> np.ndarray:
     return np.floor(c + 0.5).astype(np.int64)
 
 
-class _Resample(OperatorSpec):
+class _Resample(ResampleExamples, OperatorSpec):
     count_name: str  # "DimensionCount" or "ScaleCount"
 
     def offsets(self, call: OperatorCall) -> tuple[np.ndarray, np.ndarray]:
