@@ -27,6 +27,8 @@ from conformance.tensors import DataType
 
 FAMILY = "bitlevel"
 DESCRIPTION = "NaN payloads, infinities, -0.0, subnormals and extremes must move bit for bit"
+#: The OperatorSpec hooks this family asks of every operator it applies to.
+HOOKS = ("bitlevel_examples", "draw_call")
 
 
 def special_bits(data_type: DataType) -> list[int]:

@@ -31,6 +31,8 @@ from conformance.tensors import DataType, TensorDesc
 
 FAMILY = "invalid"
 DESCRIPTION = "each validation rule broken alone: the desc must be rejected"
+#: The OperatorSpec hooks this family asks of every operator it applies to.
+HOOKS = ("invalid_example", "breaking_sizes", "too_many_elements", "breaking_rules")
 READING_OVERLAP = ("NOTES §2: the pages do not forbid an output whose elements share an address; "
                    "the suite reads the strides page's definition of a tensor as requiring it")
 READING_COUNT = ("NOTES §2: the page limits a buffer tensor to 2^32 - 1 elements without saying "

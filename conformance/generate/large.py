@@ -12,6 +12,8 @@ from conformance.generate.family import package_examples
 
 FAMILY = "large"
 DESCRIPTION = "larger tensors that cross vector, tile and thread-split sizes"
+#: The OperatorSpec hooks this family asks of every operator it applies to.
+HOOKS = ("large_examples",)
 
 
 def files() -> dict[str, list[dict]]:

@@ -32,6 +32,8 @@ from conformance.tensors import DataType, TensorDesc
 
 FAMILY = "layouts"
 DESCRIPTION = "padded, NHWC, reversed, broadcast and oversized descs equal the packed run"
+#: The OperatorSpec hooks this family asks of every operator it applies to.
+HOOKS = ("layout_examples", "selects_elements", "draw_call")
 
 
 def _broadcast(sizes: list[int]) -> list[int]:

@@ -23,6 +23,8 @@ from conformance.tensors import DataType
 
 FAMILY = "tables"
 DESCRIPTION = "each data type and dimension count per operator, valid from its level or rejected"
+#: The OperatorSpec hooks this family asks of every operator it applies to.
+HOOKS = ("table_examples",)
 
 
 def table_case(spec: OperatorSpec, example: ExampleCall, data_type: DataType, cid: str,

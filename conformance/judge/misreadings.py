@@ -3,7 +3,7 @@ used twice (issue 11).
 
 - Diagnosis (conformance.diagnose): when a case FAILs, the harness runs each misreading that
   applies to the call on the same input bytes and says which one the output equals ("the output
-  equals the COLUMN_ROW_DEPTH reading").
+  equals Strides taken as byte distances instead of element counts").
 - Self-check (tests/test_misreadings.py): every misreading, run as a backend that claims one
   single-type slice, must FAIL that slice's cases, with itself named in the diagnosis.
 
@@ -37,9 +37,9 @@ def _always(call: OperatorCall) -> bool:
 class Misreading:
     """One wrong reading of the spec.
 
-    key:         a short stable name ("other-order"), used in results and tests.
-    reading:     what it does, in words that complete "the output equals ..." ("the other
-                 Order: DEPTH_COLUMN_ROW read as COLUMN_ROW_DEPTH and back").
+    key:         a short stable name ("strides-in-bytes"), used in results and tests.
+    reading:     what it does, in words that complete "the output equals ..." ("Strides
+                 taken as byte distances instead of element counts").
     operators:   the operators it is a reading of.
     contradicts: the spec sentence (or NOTES section) it breaks.
     run:         executes a call under this reading, like Backend.execute.

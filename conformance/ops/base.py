@@ -48,7 +48,7 @@ class Attribute:
 
     kind: "uint" (UINT), "enum" (names in `values`, DirectML.h values), "floats" (FLOAT array
     whose length is the operator's DimensionCount/ScaleCount).
-    prefix: an enum's DirectML.h prefix ("DML_DEPTH_SPACE_ORDER_"), which a case may write
+    prefix: an enum's DirectML.h prefix (its type's name and "_"), which a case may write
     before the name and parse() removes.
     """
 
@@ -258,7 +258,8 @@ class OperatorSpec(ABC):
         """The output Sizes the spec states for an input."""
 
     def check_output_sizes(self, call: OperatorCall) -> list[Violation]:
-        """Output Sizes must be the ones the spec states (shared by the depth/space ops)."""
+        """Output Sizes must be the ones the spec states (for operators whose output sizes follow
+        from the input and the attributes)."""
         inp = call.tensors["InputTensor"].sizes
         out = call.tensors["OutputTensor"].sizes
         try:

@@ -436,7 +436,7 @@ def diagnosis_of(r: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def reading_words(key: str) -> str:
-    """What the catalogue of misreadings says a reading does ("the other Order: ..."), or a
+    """What the catalogue of misreadings says a reading does ("Strides taken as ..."), or a
     note that this suite's catalogue does not hold the key (a document from another version)."""
     from conformance.judge.misreadings import CATALOGUE
 
