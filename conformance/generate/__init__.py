@@ -32,13 +32,14 @@ GENERIC = (bitlevel, invalid, large, layouts, tables)
 
 @cache
 def family_modules() -> tuple[ModuleType, ...]:
-    """Every family module, by family name, then the generic one or the operator packages' in
-    the order of their names (several modules may share a family: each writes its own files)."""
+    """Every family module, in the order of the family names; the modules of one family (several
+    operator packages may each bring a part, which writes its own files) in package order."""
     found = [*GENERIC, *(m for _, modules in ops.discover("FAMILIES", "cases") for m in modules)]
     return tuple(sorted(found, key=lambda m: m.FAMILY))
 
 
 def family_names() -> list[str]:
+    """The names of the families, each once, in order."""
     return list(dict.fromkeys(m.FAMILY for m in family_modules()))
 
 
