@@ -1,3 +1,3 @@
-"""dml-conformance: a conformance suite for DirectML depth/space and resample operators."""
+"""dml-conformance: a conformance suite for DirectML operators (conformance/ops/ lists them)."""
 
 __version__ = "0.1.0"

@@ -1,13 +1,14 @@
 """`dmlconf explore`: the generated case families as Hypothesis properties against one backend.
 
 Each family is a strategy that draws the parameters of one case (every draw named and noted)
-and builds the case dict with the builders of conformance/generate/build.py, as the family
-module does for cases/generated/. An example is dumped to YAML, loaded back with load_text (so
-it is exactly what a committed file would hold) and run through a conformance.session.Session
-(the one `dmlconf run` and the pytest plugin use), one case at a time; the property is that
-the status is PASS or NOT_SUPPORTED (cases marked ambiguous never fail it). When it fails,
-Hypothesis shrinks the example, and the minimal failing case is written to
-<out>/<family>-<hash>.yaml, ready to commit as a regression (docs/explore.md).
+and builds the case dict as the family does for cases/generated/: the explore() of the family's
+modules (conformance/generate/family.py), the generic ones asking each operator through its
+hooks. An example is dumped to YAML, loaded back with load_text (so it is exactly what a
+committed file would hold) and run through a conformance.session.Session (the one `dmlconf run`
+and the pytest plugin use), one case at a time; the property is that the status is PASS or
+NOT_SUPPORTED (cases marked ambiguous never fail it). When it fails, Hypothesis shrinks the
+example, and the minimal failing case is written to <out>/<family>-<hash>.yaml, ready to commit
+as a regression (docs/explore.md).
 """
 
 from __future__ import annotations
@@ -19,35 +20,24 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 import hypothesis
-from hypothesis import HealthCheck, Phase, Verbosity, assume, note, settings
+from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis import strategies as st
 from hypothesis.errors import FlakyFailure, Unsatisfiable
 
-from conformance import ops
 from conformance.backend import Backend
 from conformance.casefile import Case, load_cases, load_text
 from conformance.flags import ExecutionFlags
-from conformance.generate import (
-    bitlevel,
-    dump,
-    equivalence,
-    invalid,
-    layouts,
-    offsets,
-    roundtrip,
-    tables,
-)
-from conformance.generate.build import ALL_TYPES, case, chain, cite, desc, smooth_input, values_for
-from conformance.levels import HIGHEST, FeatureLevel
+from conformance.generate import dump, family_modules
+from conformance.generate.family import Example
+from conformance.levels import FeatureLevel
 from conformance.results import Result
 from conformance.session import RunOptions, Session
 from conformance.session.runner import run_case
-from conformance.tensors import DataType, TensorDesc
 
 OK = ("PASS", "NOT_SUPPORTED")
 DEFAULT_MAX_EXAMPLES = 100
@@ -56,310 +46,20 @@ UNLIMITED = 1_000_000
 #: Shrinking may run past a family's time budget by this much (or by the budget, if longer).
 SHRINK_GRACE_S = 10.0
 
-TYPES = tuple(t.name for t in ALL_TYPES)
-RESAMPLE_TYPES = tuple(t.name for t in offsets.TYPES)
-SEEDS = st.integers(0, 2**32 - 1)
-SCALES = st.one_of(st.sampled_from(offsets.SCALES), st.floats(0.25, 3.0, width=32))
-OFFSET = st.floats(-1.5, 1.5, width=32)
-OFFSET_PAIRS = st.one_of(st.sampled_from(offsets.OFFSETS), st.tuples(OFFSET, OFFSET))
+
+def _strategies() -> dict[str, Callable[[], st.SearchStrategy[Example]]]:
+    """Family name -> the strategy of its examples: the explore() of each of its modules that
+    has one (a family several packages share draws from each of their parts)."""
+    parts: dict[str, list[Callable[[], st.SearchStrategy[Example]]]] = {}
+    for module in family_modules():
+        if hasattr(module, "explore"):
+            parts.setdefault(module.FAMILY, []).append(module.explore)
+    return {family: (lambda found=found: st.one_of(*(p() for p in found)))
+            for family, found in parts.items()}
 
 
-@dataclass(frozen=True)
-class Example:
-    """One drawn case: its family, the named draws it was built from, and the case dict."""
-
-    family: str
-    params: dict[str, Any]
-    case: dict[str, Any] = field(repr=False)
-
-    def __repr__(self) -> str:
-        return f"{self.family}({', '.join(f'{k}={v!r}' for k, v in self.params.items())})"
-
-
-class _Picker:
-    """draw() with a name: each value is noted (hypothesis.note) and kept in params."""
-
-    def __init__(self, draw: Callable[[st.SearchStrategy[Any]], Any]) -> None:
-        self._draw = draw
-        self.params: dict[str, Any] = {}
-
-    def __call__(self, name: str, strategy: st.SearchStrategy[Any]) -> Any:
-        value = self._draw(strategy)
-        self.params[name] = value
-        note(f"{name} = {value!r}")
-        return value
-
-
-def _cid(family: str) -> str:
-    """The id an example carries while it is explored (a regression gets its own)."""
-    return f"explore/{family}/example"
-
-
-def _depth_space(pick: _Picker, data_type: str, max_block: int
-                 ) -> tuple[int, dict[str, Any], dict[str, Any]]:
-    """(BlockSize, depth-form desc, space-form desc): batch > 1, odd and prime sizes."""
-    block = pick("block", st.integers(1, max_block))
-    n, c = pick("batch", st.integers(1, 3)), pick("space_channels", st.integers(1, 3))
-    h, w = pick("height", st.integers(1, 7)), pick("width", st.integers(1, 7))
-    return (block, desc(data_type, [n, c * block * block, h, w]),
-            desc(data_type, [n, c, h * block, w * block]))
-
-
-def _depth_space_call(pick: Any, name: str) -> tuple[str, dict, dict, dict]:
-    """A drawn depth/space call of operator `name`: data type, attributes, input and output
-    descs (the depth form or the space form first, as the operator reads)."""
-    data_type = pick("data_type", st.sampled_from(TYPES))
-    block, depth, space = _depth_space(pick, data_type, 4)
-    attrs: dict = {"BlockSize": block}
-    if name.endswith("1"):
-        attrs["Order"] = pick("order", st.sampled_from(roundtrip.ORDERS))
-    inp, outp = (depth, space) if name.startswith("DEPTH") else (space, depth)
-    return data_type, attrs, inp, outp
-
-
-# -- the families -------------------------------------------------------------------------------
-@st.composite
-def roundtrips(draw: Callable) -> Example:
-    """SPACE_TO_DEPTH1(DEPTH_TO_SPACE1(x)) == x, and the other way round (a relation)."""
-    pick, cid = _Picker(draw), _cid(roundtrip.FAMILY)
-    to_space_first = pick("direction", st.sampled_from(["depth-space", "space-depth"])) == (
-        "depth-space")
-    order = pick("order", st.sampled_from(roundtrip.ORDERS))
-    data_type = pick("data_type", st.sampled_from(TYPES))
-    block, depth, space = _depth_space(pick, data_type, 8)
-    seed = pick("seed", SEEDS)
-    attrs = {"BlockSize": block, "Order": order}
-    first, back = "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH1"
-    start, middle = depth, space
-    if not to_space_first:
-        first, back, start, middle = back, first, middle, start
-    return Example(roundtrip.FAMILY, pick.params, chain(
-        cid, [{"name": "first", "operator": first, "attributes": attrs,
-               "tensors": {"InputTensor": start, "OutputTensor": middle}},
-              {"name": "back", "operator": back, "attributes": attrs,
-               "tensors": {"InputTensor": middle, "OutputTensor": start}}],
-        family=roundtrip.FAMILY, spec=roundtrip.SPEC,
-        inputs={"first.InputTensor": values_for(cid, start, seed),
-                "back.InputTensor": {"from": "first.OutputTensor"}},
-        relations=[{"equal": ["back.OutputTensor", "first.InputTensor"],
-                    "why": f"{back} is the inverse of {first}"}],
-        tags=[order.lower()]))
-
-
-@st.composite
-def equivalences(draw: Callable) -> Example:
-    """*1 with DEPTH_COLUMN_ROW == the original operator; COLUMN_ROW_DEPTH == DEPTH_COLUMN_ROW
-    after the channel permutation between the two depth layouts."""
-    pick, cid, family = _Picker(draw), _cid(equivalence.FAMILY), equivalence.FAMILY
-    kind = pick("kind", st.sampled_from(["dcr-is-v0", "crd-is-permuted-dcr"]))
-    new = pick("operator", st.sampled_from(["DEPTH_TO_SPACE1", "SPACE_TO_DEPTH1"]))
-    data_type = pick("data_type", st.sampled_from(TYPES))
-    block, depth, space = _depth_space(pick, data_type, 5)
-    seed = pick("seed", SEEDS)
-    to_space = new == "DEPTH_TO_SPACE1"
-    inp, outp = (depth, space) if to_space else (space, depth)
-    tensors = {"InputTensor": inp, "OutputTensor": outp}
-    if kind == "dcr-is-v0":
-        old = new[:-1]
-        return Example(family, pick.params, chain(
-            cid, [{"name": "v1", "operator": new,
-                   "attributes": {"BlockSize": block, "Order": "DEPTH_COLUMN_ROW"},
-                   "tensors": tensors},
-                  {"name": "v0", "operator": old, "attributes": {"BlockSize": block},
-                   "tensors": tensors}],
-            family=family, spec=[cite(f"DML_{new}_OPERATOR_DESC", "Remarks")],
-            inputs={"v1.InputTensor": values_for(cid, inp, seed),
-                    "v0.InputTensor": {"from": "v1.InputTensor"}},
-            relations=[{"equal": ["v1.OutputTensor", "v0.OutputTensor"],
-                        "why": f"{new} with DEPTH_COLUMN_ROW is equivalent to {old}"}]))
-    channels = depth["Sizes"][1]
-    dcr_source: dict[str, Any] = {"from": "crd.InputTensor"}
-    relation: dict[str, Any] = {"equal": ["crd.OutputTensor", "dcr.OutputTensor"],
-                                "why": "the depth layouts differ only in the order of the "
-                                       "channels"}
-    if to_space:
-        dcr_source["take"] = {"axis": 1, "indices": equivalence._dcr_from_crd(channels, block)}
-    else:
-        relation["take"] = {"axis": 1, "indices": equivalence._crd_from_dcr(channels, block)}
-    return Example(family, pick.params, chain(
-        cid, [{"name": "crd", "operator": new,
-               "attributes": {"BlockSize": block, "Order": "COLUMN_ROW_DEPTH"},
-               "tensors": tensors},
-              {"name": "dcr", "operator": new,
-               "attributes": {"BlockSize": block, "Order": "DEPTH_COLUMN_ROW"},
-               "tensors": tensors}],
-        family=family, spec=[cite(equivalence.ORDER_PAGE, "Constants")],
-        inputs={"crd.InputTensor": values_for(cid, inp, seed), "dcr.InputTensor": dcr_source},
-        relations=[relation]))
-
-
-@st.composite
-def offset_cases(draw: Callable) -> Example:
-    """RESAMPLE1 against the reference: 1 to 4 dimensions, any scales and offsets, output
-    sizes that equal, crop or clamp."""
-    pick, cid = _Picker(draw), _cid(offsets.FAMILY)
-    mode = pick("mode", st.sampled_from(offsets.MODES))
-    dims = pick("dimensions", st.integers(1, 4))
-    data_type = pick("data_type", st.sampled_from(RESAMPLE_TYPES))
-
-    def per_axis(name: str, strategy: st.SearchStrategy[Any]) -> list:
-        return pick(name, st.lists(strategy, min_size=dims, max_size=dims))
-
-    sizes = per_axis("sizes", st.integers(1, 5))
-    scales = per_axis("scales", SCALES)
-    pairs = [tuple(p) for p in per_axis("offsets", OFFSET_PAIRS)]
-    variants = per_axis("output_sizes", st.sampled_from(offsets.SIZE_VARIANTS))
-    seed = pick("seed", SEEDS)
-    outs = [offsets.out_size(s, f, v) for s, f, v in zip(sizes, scales, variants, strict=True)]
-    tensors = {"InputTensor": desc(data_type, sizes), "OutputTensor": desc(data_type, outs)}
-    return Example(offsets.FAMILY, pick.params, case(
-        cid, "RESAMPLE1", offsets._attrs(mode, scales, pairs), tensors, family=offsets.FAMILY,
-        spec=[cite(offsets.PAGE, "Scales"), cite(offsets.PAGE, "InputPixelOffsets"),
-              cite("NOTES", "4")],
-        inputs={"InputTensor": smooth_input(cid, tensors["InputTensor"], seed)},
-        tags=[f"{dims}d"]))
-
-
-LAYOUT_SLUGS = tuple(slug for slug, _, _ in layouts._variants([1] * 4, [1] * 4))
-
-
-@st.composite
-def layout_cases(draw: Callable) -> Example:
-    """A strided call (padded, NHWC, reversed, broadcast, oversized) equals the packed one."""
-    pick, cid = _Picker(draw), _cid(layouts.FAMILY)
-    name = pick("operator", st.sampled_from(list(layouts.OPERATORS)))
-    resample = name.startswith("RESAMPLE")
-    attrs: dict[str, Any]
-    if resample:
-        data_type = pick("data_type", st.sampled_from([t.name for t in layouts.RESAMPLE_TYPES]))
-        mode = pick("mode", st.sampled_from(offsets.MODES))
-        sizes_in = pick("sizes", st.lists(st.integers(1, 4), min_size=4, max_size=4))
-        scales = pick("scales", st.lists(st.sampled_from(offsets.SCALES), min_size=4,
-                                         max_size=4))
-        sizes_out = [offsets.natural(s, f) for s, f in zip(sizes_in, scales, strict=True)]
-        attrs = {"InterpolationMode": mode, "Scales": scales}
-        if name == "RESAMPLE1":
-            pairs = pick("offsets", st.lists(st.sampled_from(offsets.OFFSETS), min_size=4,
-                                             max_size=4))
-            attrs = offsets._attrs(mode, scales, pairs)
-        packed_in, packed_out = desc(data_type, sizes_in), desc(data_type, sizes_out)
-    else:
-        data_type, attrs, packed_in, packed_out = _depth_space_call(pick, name)
-        mode = None
-    slug = pick("layout", st.sampled_from(LAYOUT_SLUGS))
-    seed = pick("seed", SEEDS)
-    _, in_fields, out_fields = next(v for v in layouts._variants(
-        packed_in["Sizes"], packed_out["Sizes"]) if v[0] == slug)
-    strided = {"InputTensor": layouts._with(packed_in, in_fields),
-               "OutputTensor": layouts._with(packed_out, out_fields)}
-    linear = mode == "LINEAR"
-    source = (smooth_input if resample else values_for)(cid, strided["InputTensor"], seed)
-    return Example(layouts.FAMILY, pick.params, chain(
-        cid, [{"name": "strided", "operator": name, "attributes": attrs, "tensors": strided},
-              {"name": "packed", "operator": name, "attributes": attrs,
-               "tensors": {"InputTensor": packed_in, "OutputTensor": packed_out}}],
-        family=layouts.FAMILY,
-        spec=[cite("dml-strides", "DirectML buffer tensor descriptions"),
-              cite("DML_BUFFER_TENSOR_DESC", "Strides")],
-        inputs={"strided.InputTensor": source,
-                "packed.InputTensor": {"from": "strided.InputTensor"}},
-        expected=({"strided.OutputTensor": "reference", "packed.OutputTensor": "reference"}
-                  if linear else None),
-        relations=[] if linear else [
-            {"equal": ["strided.OutputTensor", "packed.OutputTensor"],
-             "why": "a layout changes where elements live, not their values"}],
-        tags=[slug.split("-", 1)[1]]))
-
-
-@st.composite
-def table_cases(draw: Callable) -> Example:
-    """A data type and dimension count: valid from the level whose table lists it, or
-    rejected where no table does."""
-    pick, cid = _Picker(draw), _cid(tables.FAMILY)
-    spec = ops.get(pick("operator", st.sampled_from(list(ops.OPERATORS))))
-    data_type = pick("data_type", st.sampled_from(TYPES))
-    if spec.name.startswith("RESAMPLE"):
-        dims = pick("dimensions", st.integers(1, 5))
-        mode = pick("mode", st.sampled_from(offsets.MODES))
-        inp, outp, attrs = tables._resample(spec, dims, mode)
-    else:
-        dims, mode = pick("dimensions", st.integers(3, 5)), None
-        inp, outp, attrs = tables._depth_space(spec, dims)
-    seed = pick("seed", SEEDS)
-    tensors = {"InputTensor": desc(data_type, inp), "OutputTensor": desc(data_type, outp)}
-    source = (smooth_input if mode == "LINEAR" else values_for)(
-        cid, tensors["InputTensor"], seed)
-    level = spec.level_for(DataType.parse(data_type), dims)
-    citation = [cite(spec.page, "Tensor support")]
-    if level is None:
-        built = case(cid, spec.name, attrs, tensors, family=tables.FAMILY, spec=citation,
-                     inputs={"InputTensor": source}, expected="rejected",
-                     level=spec.introduced, tags=["rejected"])
-    else:
-        built = case(cid, spec.name, attrs, tensors, family=tables.FAMILY, spec=citation,
-                     inputs={"InputTensor": source}, level=max(level, spec.introduced))
-    return Example(tables.FAMILY, pick.params, built)
-
-
-@st.composite
-def invalid_cases(draw: Callable) -> Example:
-    """One validation rule broken alone (checked with the operator spec): must be rejected."""
-    pick, cid = _Picker(draw), _cid(invalid.FAMILY)
-    spec = ops.get(pick("operator", st.sampled_from(list(ops.OPERATORS))))
-    rules = {slug: (rule, change, ambiguous, citation)
-             for slug, rule, change, ambiguous, citation in invalid.variants(spec)}
-    slug = pick("rule", st.sampled_from(list(rules)))
-    data_type = pick("base_data_type", st.sampled_from(
-        RESAMPLE_TYPES if spec.name.startswith("RESAMPLE") else TYPES))
-    rule, change, ambiguous, citation = rules[slug]
-    base_tensors, base_attrs = invalid.base(spec)
-    tensors, attrs = change(({n: {**d, "DataType": data_type} for n, d in base_tensors.items()},
-                             base_attrs))
-    call = spec.make_call({n: TensorDesc.from_json(d) for n, d in tensors.items()}, attrs)
-    assume({v.rule for v in spec.validate(call, HIGHEST)} == {rule})
-    return Example(invalid.FAMILY, pick.params, case(
-        cid, spec.name, attrs, tensors, family=invalid.FAMILY, spec=[citation], inputs={},
-        expected="rejected", level=spec.introduced, tags=["rejected", rule],
-        ambiguous=ambiguous))
-
-
-@st.composite
-def bitlevel_cases(draw: Callable) -> Example:
-    """Random bit patterns (NaN payloads, -0.0, subnormals, ...) through pure data movement:
-    every depth/space operator, and nearest resampling at integer scales (a selection)."""
-    pick, cid = _Picker(draw), _cid(bitlevel.FAMILY)
-    name = pick("operator", st.sampled_from(list(ops.OPERATORS)))
-    if name.startswith("RESAMPLE"):
-        data_type = pick("data_type", st.sampled_from(RESAMPLE_TYPES))
-        sizes = pick("sizes", st.lists(st.integers(1, 4), min_size=4, max_size=4))
-        scales = pick("scales", st.lists(st.integers(1, 3), min_size=4, max_size=4))
-        attrs: dict[str, Any] = {"InterpolationMode": "NEAREST_NEIGHBOR", "Scales": scales}
-        if name == "RESAMPLE1":
-            attrs |= {"InputPixelOffsets": [0.5] * 4, "OutputPixelOffsets": [-0.5] * 4}
-        inp = desc(data_type, sizes)
-        outp = desc(data_type, [s * f for s, f in zip(sizes, scales, strict=True)])
-    else:
-        data_type, attrs, inp, outp = _depth_space_call(pick, name)
-    seed = pick("seed", SEEDS)
-    page = ops.get(name).page
-    return Example(bitlevel.FAMILY, pick.params, case(
-        cid, name, attrs, {"InputTensor": inp, "OutputTensor": outp}, family=bitlevel.FAMILY,
-        spec=[cite(page, "Description (copies the input)") if "DEPTH" in name else
-              cite(page, "InterpolationMode (nearest chooses an input element)"),
-              cite("NOTES", "3" if "DEPTH" in name else "4")],
-        inputs={"InputTensor": values_for(cid, inp, seed)}))
-
-
-#: family name (as in conformance/generate/) -> the strategy of its examples
-FAMILIES: dict[str, Callable[[], st.SearchStrategy[Example]]] = {
-    roundtrip.FAMILY: roundtrips,
-    equivalence.FAMILY: equivalences,
-    offsets.FAMILY: offset_cases,
-    layouts.FAMILY: layout_cases,
-    tables.FAMILY: table_cases,
-    invalid.FAMILY: invalid_cases,
-    bitlevel.FAMILY: bitlevel_cases,
-}
+#: family name (as in cases/generated/) -> the strategy of its examples
+FAMILIES: dict[str, Callable[[], st.SearchStrategy[Example]]] = _strategies()
 
 
 # -- the property -------------------------------------------------------------------------------

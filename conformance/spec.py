@@ -7,30 +7,36 @@ is the project's copy of the team's NOTES file; "NOTES §N" cites its section N)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-_API = "https://learn.microsoft.com/windows/win32/api/directml/"
+#: The address of the DirectML API reference pages (operator packages build theirs on it).
+API = "https://learn.microsoft.com/windows/win32/api/directml/"
 _DOCS = "https://learn.microsoft.com/windows/ai/directml/"
 
-#: Spec page key -> public address. The keys are the page names used in case files.
+#: Spec page key -> public address. The keys are the page names used in case files. These are
+#: the pages every operator shares; each operator package adds its own with register() (the
+#: packages are found when conformance.ops is imported).
 PAGES: dict[str, str] = {
-    "DML_DEPTH_TO_SPACE_OPERATOR_DESC": _API + "ns-directml-dml_depth_to_space_operator_desc",
-    "DML_DEPTH_TO_SPACE1_OPERATOR_DESC": _API + "ns-directml-dml_depth_to_space1_operator_desc",
-    "DML_SPACE_TO_DEPTH_OPERATOR_DESC": _API + "ns-directml-dml_space_to_depth_operator_desc",
-    "DML_SPACE_TO_DEPTH1_OPERATOR_DESC": _API + "ns-directml-dml_space_to_depth1_operator_desc",
-    "DML_RESAMPLE_OPERATOR_DESC": _API + "ns-directml-dml_resample_operator_desc",
-    "DML_RESAMPLE1_OPERATOR_DESC": _API + "ns-directml-dml_resample1_operator_desc",
-    "DML_BUFFER_TENSOR_DESC": _API + "ns-directml-dml_buffer_tensor_desc",
-    "DML_DEPTH_SPACE_ORDER": _API + "ne-directml-dml_depth_space_order",
-    "DML_INTERPOLATION_MODE": _API + "ne-directml-dml_interpolation_mode",
-    "DML_TENSOR_DATA_TYPE": _API + "ne-directml-dml_tensor_data_type",
-    "DML_FEATURE_LEVEL": _API + "ne-directml-dml_feature_level",
+    "DML_BUFFER_TENSOR_DESC": API + "ns-directml-dml_buffer_tensor_desc",
+    "DML_TENSOR_DATA_TYPE": API + "ne-directml-dml_tensor_data_type",
+    "DML_FEATURE_LEVEL": API + "ne-directml-dml_feature_level",
     "dml-strides": _DOCS + "dml-strides",
     "dml-helper-functions": _DOCS + "dml-helper-functions",
     "dml-feature-level-history": _DOCS + "dml-feature-level-history",
     "directml-constants": _DOCS + "directml-constants",
     "NOTES": "docs/spec-notes.md",
 }
+
+
+def register(pages: Mapping[str, str]) -> None:
+    """Add an operator package's pages to PAGES. A page may be registered again (two packages
+    citing one enum page) only with the same address."""
+    for key, url in pages.items():
+        if PAGES.get(key, url) != url:
+            raise ValueError(f"spec page {key!r} registered with two addresses: "
+                             f"{PAGES[key]} and {url}")
+        PAGES[key] = url
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ import numpy as np
 import yaml
 
 from conformance import generate, ops
-from conformance.generate import invalid, offsets
+from conformance.generate import invalid
 from conformance.levels import HIGHEST
+from conformance.ops.resample.cases import offsets
 from conformance.tensors import TensorDesc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,7 +58,7 @@ def test_write_reports_changes_and_removes_stale_files(tmp_path: Path) -> None:
 def test_each_invalid_case_breaks_exactly_its_rule() -> None:
     for spec in ops.OPERATORS.values():
         for slug, rule, change, _, _ in invalid.variants(spec):
-            tensors, attrs = change(invalid.base(spec))
+            tensors, attrs = change(spec.invalid_example())
             call = spec.make_call({n: TensorDesc.from_json(d) for n, d in tensors.items()},
                                   attrs)
             assert {v.rule for v in spec.validate(call, HIGHEST)} == {rule}, (spec.name, slug)

@@ -1,4 +1,4 @@
-"""The self-check of the catalogue of misreadings (conformance/misreadings/): every mandatory
+"""The self-check of the catalogue of misreadings (conformance.judge.misreadings): every mandatory
 entry, run as a backend that claims one single-type slice (one operator, one data type), must
 FAIL some committed mandatory case of that slice, and the FAIL's diagnosis must name it. Plus the
 issue's acceptance check: a FLOAT32-only DEPTH_TO_SPACE1 backend with the orders swapped FAILs at
@@ -22,8 +22,8 @@ import pytest
 from conformance import ops
 from conformance.backend import Backend, Capabilities
 from conformance.casefile import Case, load_cases, logical_values
+from conformance.judge.misreadings import CATALOGUE, Misreading
 from conformance.levels import HIGHEST
-from conformance.misreadings import CATALOGUE, Misreading
 from conformance.ops import OperatorCall
 from conformance.results import Result
 from conformance.session.runner import run_case
@@ -154,8 +154,8 @@ def test_swapped_orders_on_a_float32_only_depth_to_space1_fail_with_their_diagno
 
 
 OWN = [e for e in CATALOGUE.values()
-       if e.run.__module__.startswith(("conformance.misreadings.depth_space",
-                                       "conformance.misreadings.layouts"))]
+       if e.run.__module__.startswith(("conformance.ops.depth_space.misreadings",
+                                       "conformance.judge.layouts"))]
 
 
 @pytest.mark.parametrize("entry", OWN, ids=[e.key for e in OWN])

@@ -564,7 +564,7 @@ def test_markdown_gives_the_largest_margin_and_the_ten_closest_to_the_bound() ->
 
 
 def test_markdown_diagnosis_column_and_summary() -> None:
-    from conformance.misreadings import CATALOGUE
+    from conformance.judge.misreadings import CATALOGUE
 
     md = report.render_markdown(graded_document())
     d, e = table_rows(md_section(md, "FAIL, ERROR, TIMEOUT cases"))
@@ -578,7 +578,7 @@ def test_markdown_diagnosis_column_and_summary() -> None:
 
 
 def test_diagnosis_summary_from_the_document_or_the_results() -> None:
-    from conformance.misreadings import CATALOGUE
+    from conformance.judge.misreadings import CATALOGUE
 
     doc = graded_document()
     computed = report.diagnosis_summary(doc)

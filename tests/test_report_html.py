@@ -489,7 +489,7 @@ def test_the_twenty_cases_closest_to_the_bound() -> None:
 
 
 def test_a_failure_shows_its_diagnosis_and_the_run_a_diagnosis_summary() -> None:
-    from conformance.misreadings import CATALOGUE
+    from conformance.judge.misreadings import CATALOGUE
 
     text_ = ("the output equals the other Order: DEPTH_COLUMN_ROW and COLUMN_ROW_DEPTH "
              "swapped. Wrong elements: [0,0,0,1] holds input [0,2,0,0]; expected input "

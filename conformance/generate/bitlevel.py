@@ -1,22 +1,34 @@
 """Values that catch bit-level mistakes in pure data movement: NaN with payloads (quiet and
 signalling, both signs), +-Inf, -0.0, subnormals, the largest and smallest finite values, and
-integer extremes, through every depth/space operator and order, and through nearest-neighbour
-resampling (a selection, so also a bit copy). A backend that routes integers through floats,
-flushes subnormals or canonicalises NaNs fails these.
-
-Spec: NOTES §3 (depth/space ops move bits exactly) and §4 (nearest selects an input element).
+integer extremes, through the calls of each operator that move or select elements (its
+bitlevel_examples, each citing why its outputs are copies). A backend that routes integers
+through floats, flushes subnormals or canonicalises NaNs fails these. One file per operator
+package.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from hypothesis import strategies as st
 
 from conformance import ops
-from conformance.generate.build import ALL_TYPES, case, cite, desc
+from conformance.generate.build import case, cite, values_for
+from conformance.generate.family import (
+    SEEDS,
+    Example,
+    Picker,
+    example_id,
+    operators,
+    package_examples,
+)
 from conformance.tensors import DataType
 
 FAMILY = "bitlevel"
 DESCRIPTION = "NaN payloads, infinities, -0.0, subnormals and extremes must move bit for bit"
+#: The OperatorSpec hooks this family asks of every operator it applies to.
+HOOKS = ("bitlevel_examples", "draw_call")
 
 
 def special_bits(data_type: DataType) -> list[int]:
@@ -64,39 +76,32 @@ def _tensor(data_type: DataType, sizes: list[int]) -> list:
 
 
 def files() -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {"depth_space": [], "resample": []}
-    for name, sizes_in, sizes_out in (
-            ("DEPTH_TO_SPACE", [2, 4, 3, 2], [2, 1, 6, 4]),
-            ("DEPTH_TO_SPACE1", [2, 4, 3, 2], [2, 1, 6, 4]),
-            ("SPACE_TO_DEPTH", [2, 1, 6, 4], [2, 4, 3, 2]),
-            ("SPACE_TO_DEPTH1", [2, 1, 6, 4], [2, 4, 3, 2])):
-        spec = ops.get(name)
-        orders = ["DEPTH_COLUMN_ROW", "COLUMN_ROW_DEPTH"] if name.endswith("1") else [None]
-        for order in orders:
-            for data_type in ALL_TYPES:
-                attrs: dict = {"BlockSize": 2}
-                if order:
-                    attrs["Order"] = order
-                tensors = {"InputTensor": desc(data_type, sizes_in),
-                           "OutputTensor": desc(data_type, sizes_out)}
-                slug = f"{order.lower().replace('_', '-')}/" if order else ""
-                out["depth_space"].append(case(
-                    f"generated/bitlevel/{name.lower()}/{slug}{data_type.name.lower()}",
-                    name, attrs, tensors, family=FAMILY,
-                    spec=[cite(spec.page, "Description (copies the input)"), cite("NOTES", "3")],
-                    inputs={"InputTensor": {"bits": _tensor(data_type, sizes_in)}}))
-    for name in ("RESAMPLE", "RESAMPLE1"):
-        spec = ops.get(name)
-        for data_type in (DataType.FLOAT32, DataType.FLOAT16, DataType.INT8, DataType.UINT8):
-            attrs = {"InterpolationMode": "NEAREST_NEIGHBOR", "Scales": [1, 2, 2, 3]}
-            if name == "RESAMPLE1":
-                attrs |= {"InputPixelOffsets": [0.5] * 4, "OutputPixelOffsets": [-0.5] * 4}
-            tensors = {"InputTensor": desc(data_type, [1, 2, 3, 4]),
-                       "OutputTensor": desc(data_type, [1, 4, 6, 12])}
-            out["resample"].append(case(
-                f"generated/bitlevel/{name.lower()}/nearest/{data_type.name.lower()}",
-                name, attrs, tensors, family=FAMILY,
-                spec=[cite(spec.page, "InterpolationMode (nearest chooses an input element)"),
-                      cite("NOTES", "4")],
-                inputs={"InputTensor": {"bits": _tensor(data_type, [1, 2, 3, 4])}}))
+    out: dict[str, list[dict]] = {}
+    for package, examples in package_examples(FAMILY, "bitlevel_examples").items():
+        cases = out.setdefault(package, [])
+        for example in examples:
+            for data_type in example.data_types:
+                parts = [example.operator.lower(), example.slug, data_type.name.lower()]
+                sizes = example.sizes["InputTensor"]
+                cases.append(case(
+                    "generated/bitlevel/" + "/".join(p for p in parts if p), example.operator,
+                    example.attributes, example.tensors(data_type), family=FAMILY,
+                    spec=[cite(c.page, c.section) for c in example.cites],
+                    inputs={"InputTensor": {"bits": _tensor(data_type, list(sizes))}}))
     return out
+
+
+@st.composite
+def explore(draw: Callable) -> Example:
+    """Random bit patterns (NaN payloads, -0.0, subnormals, ...) through a call that moves or
+    selects elements, drawn by the operator (draw_call with selecting)."""
+    pick, cid = Picker(draw), example_id(FAMILY)
+    spec = ops.get(pick("operator", [s.name for s in operators(FAMILY)]))
+    example = spec.draw_call(pick, selecting=True)
+    seed = pick("seed", SEEDS)
+    (data_type,) = example.data_types
+    tensors = example.tensors(data_type)
+    return Example(FAMILY, pick.params, case(
+        cid, spec.name, example.attributes, tensors, family=FAMILY,
+        spec=[cite(c.page, c.section) for c in example.cites],
+        inputs={"InputTensor": values_for(cid, tensors["InputTensor"], seed)}))

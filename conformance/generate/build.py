@@ -10,6 +10,7 @@ from typing import Any
 from conformance import inputs as sources
 from conformance import ops
 from conformance.levels import FeatureLevel
+from conformance.ops.examples import desc as desc  # re-exported: the one desc builder
 from conformance.tensors import DataType, TensorDesc, packed_strides
 
 ALL_TYPES = tuple(DataType)
@@ -19,16 +20,6 @@ FLOATS = (DataType.FLOAT32, DataType.FLOAT16, DataType.FLOAT64)
 def seed_of(case_id: str) -> int:
     """A stable seed per case id (the same on every run and machine)."""
     return int(hashlib.sha256(case_id.encode()).hexdigest()[:8], 16)
-
-
-def desc(data_type: DataType | str, sizes: Sequence[int], strides: Sequence[int] | None = None,
-         total: int | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"DataType": DataType.parse(data_type).name, "Sizes": list(sizes)}
-    if strides is not None:
-        out["Strides"] = list(strides)
-    if total is not None:
-        out["TotalTensorSizeInBytes"] = total
-    return out
 
 
 def random_input(case_id: str, tensor_desc: Mapping[str, Any], distribution: str = "bits",

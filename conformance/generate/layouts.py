@@ -2,8 +2,9 @@
 order reversed, with broadcast (stride 0) inputs, and with TotalTensorSizeInBytes above the
 minimum. The result must equal the packed run: each case runs the strided call and a packed
 call on the same logical input (the packed input is read back from the strided one) and asks
-for equal outputs. Linear resampling is also judged against the reference, with its tolerance,
-instead of bit equality between the two runs (a backend may take another arithmetic path).
+for equal outputs. A call that computes its outputs (not selects_elements) is judged against
+the reference instead, with its tolerance, rather than by bit equality between the two runs (a
+backend may take another arithmetic path). The calls are each operator's layout_examples.
 
 Spec: the dml-strides page and DML_BUFFER_TENSOR_DESC (Strides, TotalTensorSizeInBytes).
 """
@@ -12,23 +13,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from hypothesis import strategies as st
+
+from conformance import ops
 from conformance.generate.build import (
     chain,
     cite,
-    desc,
     nhwc_strides,
     padded_strides,
     reversed_strides,
     smooth_input,
     values_for,
 )
+from conformance.generate.family import SEEDS, Example, Picker, example_id, operators
+from conformance.ops.base import OperatorSpec
+from conformance.ops.examples import ExampleCall
 from conformance.tensors import DataType, TensorDesc
 
 FAMILY = "layouts"
 DESCRIPTION = "padded, NHWC, reversed, broadcast and oversized descs equal the packed run"
-
-DATA_MOVEMENT_TYPES = tuple(DataType)
-RESAMPLE_TYPES = (DataType.FLOAT32, DataType.FLOAT16, DataType.UINT8)
+#: The OperatorSpec hooks this family asks of every operator it applies to.
+HOOKS = ("layout_examples", "selects_elements", "draw_call")
 
 
 def _broadcast(sizes: list[int]) -> list[int]:
@@ -42,22 +47,6 @@ LAYOUTS: dict[str, Callable[[list[int]], list[int]]] = {
     "padded": padded_strides,
     "nhwc": nhwc_strides,
     "reversed": reversed_strides,
-}
-
-OPERATORS = {
-    # name: (input sizes, output sizes, attributes)
-    "DEPTH_TO_SPACE": ([2, 4, 3, 5], [2, 1, 6, 10], {"BlockSize": 2}),
-    "DEPTH_TO_SPACE1": ([2, 8, 3, 5], [2, 2, 6, 10],
-                        {"BlockSize": 2, "Order": "COLUMN_ROW_DEPTH"}),
-    "SPACE_TO_DEPTH": ([2, 1, 6, 9], [2, 9, 2, 3], {"BlockSize": 3}),
-    "SPACE_TO_DEPTH1": ([2, 2, 6, 4], [2, 8, 3, 2],
-                        {"BlockSize": 2, "Order": "COLUMN_ROW_DEPTH"}),
-    "RESAMPLE": ([2, 3, 4, 5], [2, 3, 8, 10],
-                 {"InterpolationMode": "LINEAR", "Scales": [1, 1, 2, 2]}),
-    "RESAMPLE1": ([2, 3, 4, 5], [3, 3, 7, 8],
-                  {"InterpolationMode": "LINEAR", "Scales": [1.5, 1, 1.75, 1.5],
-                   "InputPixelOffsets": [0.5, 0.25, 0.5, 0.5],
-                   "OutputPixelOffsets": [-0.5, 0, -0.5, -0.3]}),
 }
 
 
@@ -74,6 +63,9 @@ def _variants(sizes_in: list[int], sizes_out: list[int]) -> list[tuple[str, dict
     return out
 
 
+SLUGS = tuple(slug for slug, _, _ in _variants([1] * 4, [1] * 4))
+
+
 def _with(base: dict, fields: dict) -> dict:
     d = {**base, **{k: v for k, v in fields.items() if k != "extra"}}
     if "extra" in fields:
@@ -81,39 +73,59 @@ def _with(base: dict, fields: dict) -> dict:
     return d
 
 
+def layout_case(spec: OperatorSpec, example: ExampleCall, data_type: DataType, slug: str,
+                cid: str, seed: int | None = None) -> dict:
+    """The strided call of one layout against the packed call, on one input."""
+    packed = example.tensors(data_type)
+    _, in_fields, out_fields = next(v for v in _variants(
+        packed["InputTensor"]["Sizes"], packed["OutputTensor"]["Sizes"]) if v[0] == slug)
+    strided = {"InputTensor": _with(packed["InputTensor"], in_fields),
+               "OutputTensor": _with(packed["OutputTensor"], out_fields)}
+    call = spec.make_call({n: TensorDesc.from_json(d) for n, d in packed.items()},
+                          example.attributes)
+    computed = not spec.selects_elements(call)
+    source = (smooth_input if example.inputs == "smooth" else values_for)(
+        cid, strided["InputTensor"], seed)
+    return chain(
+        cid, [
+            {"name": "strided", "operator": spec.name, "attributes": example.attributes,
+             "tensors": strided},
+            {"name": "packed", "operator": spec.name, "attributes": example.attributes,
+             "tensors": packed}],
+        family=FAMILY,
+        spec=[cite("dml-strides", "DirectML buffer tensor descriptions"),
+              cite("DML_BUFFER_TENSOR_DESC", "Strides")],
+        inputs={"strided.InputTensor": source,
+                "packed.InputTensor": {"from": "strided.InputTensor"}},
+        expected=({"strided.OutputTensor": "reference", "packed.OutputTensor": "reference"}
+                  if computed else None),
+        relations=[] if computed else [
+            {"equal": ["strided.OutputTensor", "packed.OutputTensor"],
+             "why": "a layout changes where elements live, not their values"}],
+        tags=[slug.split("-", 1)[1]])
+
+
 def files() -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
-    for name, (sizes_in, sizes_out, attrs) in OPERATORS.items():
-        resample = name.startswith("RESAMPLE")
-        cases = out.setdefault(name.lower(), [])
-        for modes in (["NEAREST_NEIGHBOR", "LINEAR"] if resample else [None]):
-            call_attrs = {**attrs, "InterpolationMode": modes} if modes else attrs
-            for data_type in (RESAMPLE_TYPES if resample else DATA_MOVEMENT_TYPES):
-                packed_in, packed_out = desc(data_type, sizes_in), desc(data_type, sizes_out)
-                for slug, in_fields, out_fields in _variants(sizes_in, sizes_out):
-                    mode = f"{modes.lower()}/" if modes else ""
-                    cid = (f"generated/layouts/{name.lower()}/{mode}{slug}/"
-                           f"{data_type.name.lower()}")
-                    strided = {"InputTensor": _with(packed_in, in_fields),
-                               "OutputTensor": _with(packed_out, out_fields)}
-                    linear = modes == "LINEAR"
-                    source = (smooth_input if resample else values_for)(
-                        cid, strided["InputTensor"])
-                    cases.append(chain(
-                        cid, [
-                            {"name": "strided", "operator": name, "attributes": call_attrs,
-                             "tensors": strided},
-                            {"name": "packed", "operator": name, "attributes": call_attrs,
-                             "tensors": {"InputTensor": packed_in, "OutputTensor": packed_out}}],
-                        family=FAMILY,
-                        spec=[cite("dml-strides", "DirectML buffer tensor descriptions"),
-                              cite("DML_BUFFER_TENSOR_DESC", "Strides")],
-                        inputs={"strided.InputTensor": source,
-                                "packed.InputTensor": {"from": "strided.InputTensor"}},
-                        expected=({"strided.OutputTensor": "reference",
-                                   "packed.OutputTensor": "reference"} if linear else None),
-                        relations=[] if linear else [
-                            {"equal": ["strided.OutputTensor", "packed.OutputTensor"],
-                             "why": "a layout changes where elements live, not their values"}],
-                        tags=[slug.split("-", 1)[1]]))
+    for spec in operators(FAMILY):
+        cases = out.setdefault(spec.name.lower(), [])
+        for example in spec.layout_examples():
+            for data_type in example.data_types:
+                for slug in SLUGS:
+                    parts = [spec.name.lower(), example.slug, slug, data_type.name.lower()]
+                    cid = "generated/layouts/" + "/".join(p for p in parts if p)
+                    cases.append(layout_case(spec, example, data_type, slug, cid))
     return out
+
+
+@st.composite
+def explore(draw: Callable) -> Example:
+    """A strided call (padded, NHWC, reversed, broadcast, oversized) equals the packed one: a
+    call drawn by the operator (draw_call), then the layout."""
+    pick, cid = Picker(draw), example_id(FAMILY)
+    spec = ops.get(pick("operator", [s.name for s in operators(FAMILY)]))
+    example = spec.draw_call(pick)
+    slug = pick("layout", SLUGS)
+    seed = pick("seed", SEEDS)
+    return Example(FAMILY, pick.params, layout_case(spec, example, example.data_types[0], slug,
+                                                    cid, seed))

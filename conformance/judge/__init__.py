@@ -1,1 +1,1 @@
-"""The judge: how a backend's outputs are held against the spec (comparison, diagnosis)."""
+"""The judge: comparison, envelope tiers, diagnosis and the catalogue of misreadings."""

@@ -2,11 +2,11 @@
 elements came from.
 
 explain() is called by the harness on a FAIL, with the input bytes the backend saw:
-(a) every misreading of conformance.misreadings that covers the call is run on fresh copies of
-    those input buffers, with output buffers pre-filled as the backend's were; an output that
-    equals a misreading's (bit for bit where the judgement is bit-exact; within the same bound
-    around the misreading's values where it is 'within'), while that misreading's output is
-    itself wrong, names the reading;
+(a) every misreading of conformance.judge.misreadings that covers the call is run on fresh
+    copies of those input buffers, with output buffers pre-filled as the backend's were; an
+    output that equals a misreading's (bit for bit where the judgement is bit-exact; within the
+    same bound around the misreading's values where it is 'within'), while that misreading's
+    output is itself wrong, names the reading;
 (b) for data movement and nearest selection (outputs judged bit-exact or one-of), the first
     wrong elements are traced: the operator's reference run on an index tensor gives the input
     each output element should copy, and the input is searched for the bits the backend wrote.
@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from conformance import misreadings, ops
+from conformance import ops
 from conformance.backend import DescRejected
 from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
-from conformance.judge import compare
+from conformance.judge import compare, misreadings
 from conformance.ops import OperatorCall
 from conformance.tensors import read_tensor
 
@@ -83,7 +83,7 @@ def _sources(call: OperatorCall, shape: tuple[int, ...]) -> list[np.ndarray] | N
     spec = ops.get(call.operator)
     if spec.inputs != ["InputTensor"] or spec.outputs != ["OutputTensor"]:
         return None
-    if call.attributes.get("InterpolationMode", "NEAREST_NEIGHBOR") != "NEAREST_NEIGHBOR":
+    if not spec.selects_elements(call):
         return None
     index = np.arange(prod(shape), dtype=np.int64).reshape(shape)
     exp = spec.expected(call, {"InputTensor": index})["OutputTensor"]
@@ -177,7 +177,7 @@ def explain_by_reference(call: OperatorCall, input_buffers: Mapping[str, np.ndar
 
 def explain_rejection(call: OperatorCall) -> dict[str, Any] | None:
     """For a valid desc the backend rejected: the catalogued misreadings that reject it too
-    (e.g. a SPACE_TO_DEPTH output checked against the page's depth-to-space formula)."""
+    (e.g. an output's Sizes checked against the formula of another operator's page)."""
     if sum(d.data_type.size * d.element_count for d in call.tensors.values()) > MAX_ELEMENTS:
         return None
     spec = ops.get(call.operator)

@@ -14,6 +14,7 @@ import numpy as np
 from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
+from conformance.ops.examples import Breaking, Call, ExampleCall, Pick
 from conformance.spec import Citation, Violation
 from conformance.tensors import DataType, TensorDesc, validate_desc
 
@@ -47,11 +48,14 @@ class Attribute:
 
     kind: "uint" (UINT), "enum" (names in `values`, DirectML.h values), "floats" (FLOAT array
     whose length is the operator's DimensionCount/ScaleCount).
+    prefix: an enum's DirectML.h prefix (its type's name and "_"), which a case may write
+    before the name and parse() removes.
     """
 
     name: str
     kind: Literal["uint", "enum", "floats"]
     values: Mapping[str, int] = field(default_factory=dict)
+    prefix: str = ""
 
     def parse(self, value: Any) -> Any:
         """Canonical form: int for uint; the enum name (or the raw int when the value is not a
@@ -62,9 +66,7 @@ class Attribute:
             return value
         if self.kind == "enum":
             if isinstance(value, str):
-                name = value.upper()
-                for prefix in _ENUM_PREFIXES:
-                    name = name.removeprefix(prefix)
+                name = value.upper().removeprefix(self.prefix)
                 if name not in self.values:
                     raise ValueError(
                         f"{self.name} {value!r} is not one of {', '.join(self.values)}")
@@ -79,9 +81,6 @@ class Attribute:
 
     def to_json(self, value: Any) -> Any:
         return list(value) if self.kind == "floats" else value
-
-
-_ENUM_PREFIXES = ("DML_DEPTH_SPACE_ORDER_", "DML_INTERPOLATION_MODE_")
 
 
 def _float(name: str, v: Any) -> float:
@@ -122,15 +121,29 @@ class OperatorSpec(ABC):
 
     Subclasses set the class attributes and implement check (operator-specific rules),
     infer_output_sizes and reference; expected() may add a tolerance model.
+
+    The harness never tests an operator's name: it asks the spec through the hooks below
+    (docs/operators.md, "Adding an operator", lists them with what each family needs).
+
+    - About a call: selects_elements (diagnosis, the layouts family), capability_gap (the
+      runner's NOT_SUPPORTED reasons).
+    - Example calls for the generic case families, as plain data (conformance.ops.examples):
+      table_examples (tables), layout_examples (layouts), invalid_example, breaking_sizes,
+      too_many_elements and breaking_rules (invalid), large_examples (large),
+      bitlevel_examples (bitlevel), draw_call (the explorer's layouts and bitlevel families).
+      A hook an operator does not implement raises NotImplementedError naming it; an operator
+      to which a family does not apply lists it in not_applicable, with the reason, instead.
     """
 
-    name: str  # DML_OPERATOR_TYPE name without prefix, e.g. "DEPTH_TO_SPACE1"
+    name: str  # DML_OPERATOR_TYPE name without the DML_OPERATOR_ prefix
     type_value: int  # DML_OPERATOR_TYPE value (spec-notes §1)
     introduced: FeatureLevel
     page: str  # spec page key
     tensors: tuple[tuple[str, Kind], ...] = (("InputTensor", "input"), ("OutputTensor", "output"))
     attributes: tuple[Attribute, ...] = ()
     support: tuple[SupportTable, ...] = ()  # ascending by level
+    #: Generic family name -> why it does not apply to this operator (its hooks then go unasked).
+    not_applicable: Mapping[str, str] = {}
 
     # -- tables ---------------------------------------------------------------------------------
     def table_at(self, level: FeatureLevel) -> SupportTable | None:
@@ -155,6 +168,11 @@ class OperatorSpec(ABC):
         if any(level is None for level in levels):
             return None
         return max([self.introduced, *levels])
+
+    @property
+    def data_types(self) -> tuple[DataType, ...]:
+        """Every data type some table of the operator takes, in DML_TENSOR_DATA_TYPE order."""
+        return tuple(sorted(frozenset().union(*(t.data_types for t in self.support))))
 
     @property
     def inputs(self) -> list[str]:
@@ -240,7 +258,8 @@ class OperatorSpec(ABC):
         """The output Sizes the spec states for an input."""
 
     def check_output_sizes(self, call: OperatorCall) -> list[Violation]:
-        """Output Sizes must be the ones the spec states (shared by the depth/space ops)."""
+        """Output Sizes must be the ones the spec states (for operators whose output sizes follow
+        from the input and the attributes)."""
         inp = call.tensors["InputTensor"].sizes
         out = call.tensors["OutputTensor"].sizes
         try:
@@ -253,6 +272,81 @@ class OperatorSpec(ABC):
                               f"the spec states for InputTensor {list(inp)}",
                               Citation(self.page, "OutputTensor"))]
         return []
+
+    # -- what the harness asks about a call (docs/operators.md) --------------------------------
+    def selects_elements(self, call: OperatorCall) -> bool:
+        """Whether every output element of this call is a copy of one input element (data
+        movement, or a selection such as a nearest-neighbour sample) rather than a computed
+        value. Diagnosis traces the wrong elements of such a call back to the input; the
+        layouts family asks its strided run to equal the packed one bit for bit (a computed
+        value is judged against the reference instead, as two arithmetic paths may differ).
+        Default: True, as the default expected() is bit-exact data movement."""
+        return True
+
+    def capability_gap(self, call: OperatorCall, capabilities: Any) -> str | None:
+        """Why a backend's declared capabilities (a backends Capabilities) exclude this valid
+        call beyond its operator and data types, which the runner checks itself: a sentence
+        for NOT_SUPPORTED, or None where nothing does. Default: None."""
+        return None
+
+    # -- example calls for the generic case families (docs/operators.md) -----------------------
+    def _missing(self, hook: str, family: str) -> NotImplementedError:
+        return NotImplementedError(
+            f"{self.name} implements no {hook}(), which the {family} family asks for: implement "
+            f"it, or list {family!r} in not_applicable with the reason (docs/operators.md)")
+
+    def table_examples(self) -> Sequence[ExampleCall]:
+        """tables: one valid call per dimension count (and per variant that changes what the
+        tables allow, such as a mode), slugged "<D>d[/<variant>]". The family builds each in
+        every data type: valid from the level whose table takes it, rejected where none does."""
+        raise self._missing("table_examples", "tables")
+
+    def layout_examples(self) -> Sequence[ExampleCall]:
+        """layouts: valid 4-D calls, each with its data_types, slugged by variant ("" for
+        one). The family runs each with its input or output padded, NHWC, reversed, broadcast
+        or oversized against the packed call: bit-equal where selects_elements, else each
+        against the reference."""
+        raise self._missing("layout_examples", "layouts")
+
+    def invalid_example(self) -> Call:
+        """invalid: a small valid FLOAT32 call at the operator's introduction level, which
+        every invalid case changes (a rule of a buffer desc, or one of breaking_rules)."""
+        raise self._missing("invalid_example", "invalid")
+
+    def breaking_sizes(self) -> Sequence[Breaking]:
+        """invalid: the Sizes (with the attributes that follow them) that break the buffer-desc
+        rules whose shapes depend on the operator: a zero size ("zero-size", desc.zero_size) and
+        a dimension count no table takes (desc.dimension_count). First in each file."""
+        raise self._missing("breaking_sizes", "invalid")
+
+    def too_many_elements(self, call: Call) -> Call:
+        """invalid: invalid_example() with more than 2^32 - 1 logical elements (a broadcast
+        input of stride 0, an output too large to bind: rule desc.too_many_elements)."""
+        raise self._missing("too_many_elements", "invalid")
+
+    def breaking_rules(self) -> Sequence[Breaking]:
+        """invalid: each of the operator's own rules (check(), and the tables' data types)
+        broken alone on invalid_example(). Last in each file."""
+        raise self._missing("breaking_rules", "invalid")
+
+    def large_examples(self) -> Sequence[ExampleCall]:
+        """large: a few larger calls, each with its operator, one data type and its citations,
+        sized to cross vector, tile and thread-split sizes. The family writes a package's calls
+        to large/<package>.yaml, each once, in the order given: the operators of a package may
+        return one shared list."""
+        raise self._missing("large_examples", "large")
+
+    def bitlevel_examples(self) -> Sequence[ExampleCall]:
+        """bitlevel: calls that move or select elements (selects_elements), each with its
+        operator, data_types and citations, which NaN payloads, -0.0, subnormals and extremes
+        must pass bit for bit. Written like large_examples, to bitlevel/<package>.yaml."""
+        raise self._missing("bitlevel_examples", "bitlevel")
+
+    def draw_call(self, pick: Pick, selecting: bool = False) -> ExampleCall:
+        """The explorer's layouts and bitlevel families: a valid 4-D call drawn with pick
+        (each parameter named), with its one data type; selecting: only calls that
+        selects_elements, with the citations a bitlevel case gives."""
+        raise self._missing("draw_call", "layouts" if not selecting else "bitlevel")
 
     # -- semantics ------------------------------------------------------------------------------
     @abstractmethod

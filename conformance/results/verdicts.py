@@ -60,10 +60,10 @@ def exit_status(results: list[Result], strict: bool = False) -> int:
 
 
 def reading_words(key: str) -> str:
-    """What the catalogue of misreadings says a reading of a diagnosis does ("the other Order:
-    ..."), or a note that this suite's catalogue does not hold the key (a document from another
+    """What the catalogue of misreadings says a reading of a diagnosis does ("Strides taken
+    as ..."), or a note that this suite's catalogue does not hold the key (a document from another
     version)."""
-    from conformance.misreadings import CATALOGUE  # loaded only when a report names a reading
+    from conformance.judge.misreadings import CATALOGUE  # loaded only when a report names a reading
 
     entry = CATALOGUE.get(key)
     return entry.reading if entry is not None else "(not in this suite's catalogue)"

@@ -121,13 +121,9 @@ def unsupported_reason(case: Case, backend: Claims) -> str | None:
                             f"{desc.data_type.name} ({tensor})")
             if not caps.strided and any(d.is_strided for d in call.tensors.values()):
                 return "the backend declares no support for strided tensors"
-            if not caps.arbitrary_offsets and "InputPixelOffsets" in call.attributes:
-                pairs = zip(call.attributes["InputPixelOffsets"],
-                            call.attributes["OutputPixelOffsets"], strict=True)
-                odd = [p for p in pairs if tuple(p) not in caps.offset_pairs]
-                if odd:
-                    return (f"the backend takes pixel offset pairs {sorted(caps.offset_pairs)} "
-                            f"only, not {odd[0]}")
+            gap = ops.get(call.operator).capability_gap(call, caps)
+            if gap:
+                return gap
         reason = backend.unsupported_reason(call)
         if reason:
             return reason
@@ -445,7 +441,7 @@ def _relation_model(case: Case, run: _Run, left: str, right: np.ndarray,
                     flags: ExecutionFlags) -> Expected:
     """How a relation `left == right` is judged: strictly bit for bit; where `left` is an output
     of arithmetic (linear resampling), legally within that output's envelope around `right`
-    (two legal evaluations of the same value, e.g. a scale-1 identity or RESAMPLE and RESAMPLE1,
+    (two legal evaluations of the same value, e.g. a scale-1 identity or two equivalent operators,
     may round differently), and where it is a nearest output, with any NaN for a NaN."""
     strict = Expected(right, rule="bit-exact")
     name, tensor = left.split(".", 1)

@@ -41,12 +41,12 @@ from conformance.generate.build import (
     reversed_strides,
 )
 from conformance.ops.base import OperatorSpec
+from conformance.ops.depth_space.examples import ORDERS
 from conformance.tensors import DataType, TensorDesc
 
 FAMILY = "blocks"
 DESCRIPTION = "distinct small values per type: BlockSize 1-6, both orders, every layout"
 OPERATORS = ("DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1")
-ORDERS = ("DEPTH_COLUMN_ROW", "COLUMN_ROW_DEPTH")
 #: BlockSize -> the depth form (N, C, H, W): C / (BlockSize^2) is 2 or 3 and H != W.
 SHAPES = {1: (2, 3, 2, 5), 2: (2, 8, 2, 3), 3: (1, 18, 2, 3), 4: (1, 32, 2, 3),
           5: (1, 50, 1, 3), 6: (1, 72, 1, 2)}
@@ -219,6 +219,5 @@ def files() -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for name in OPERATORS:
         spec = ops.get(name)
-        types = sorted(frozenset().union(*(t.data_types for t in spec.support)))
-        out[name.lower()] = [c for t in types for c in slice_cases(spec, t)]
+        out[name.lower()] = [c for t in spec.data_types for c in slice_cases(spec, t)]
     return out

@@ -20,7 +20,7 @@ import numpy as np
 
 from conformance import ops
 from conformance.backend import DescRejected
-from conformance.misreadings import Misreading, Run
+from conformance.judge.misreadings import Misreading, Run
 from conformance.ops import OperatorCall
 from conformance.spec import Citation
 from conformance.tensors import DataType, read_tensor, write_tensor

@@ -35,9 +35,20 @@ from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, float32, table
-from conformance.spec import Citation, Violation, notes
+from conformance.ops.resample.examples import ResampleExamples
+from conformance.spec import API, Citation, Violation, notes, register
+
+#: The pages of this package's operators (their documented cases cite them too).
+PAGES = {
+    "DML_RESAMPLE_OPERATOR_DESC": API + "ns-directml-dml_resample_operator_desc",
+    "DML_RESAMPLE1_OPERATOR_DESC": API + "ns-directml-dml_resample1_operator_desc",
+    "DML_INTERPOLATION_MODE": API + "ne-directml-dml_interpolation_mode",
+}
+register(PAGES)
 
 MODES = {"NEAREST_NEIGHBOR": 0, "LINEAR": 1}  # DML_INTERPOLATION_MODE (notes §1)
+INTERPOLATION_MODE = Attribute("InterpolationMode", "enum", MODES,
+                               prefix="DML_INTERPOLATION_MODE_")
 
 #: Relative float32 error allowed on a coordinate: 8 units of float32's 2^-23 spacing, i.e. a
 #: factor 4 over the ~2 ulp that (o - OutOff) * (1 / Scale) - InOff costs in float32
@@ -117,7 +128,7 @@ def nearest_index(c: np.ndarray) -> np.ndarray:
     return np.floor(c + 0.5).astype(np.int64)
 
 
-class _Resample(OperatorSpec):
+class _Resample(ResampleExamples, OperatorSpec):
     count_name: str  # "DimensionCount" or "ScaleCount"
 
     def offsets(self, call: OperatorCall) -> tuple[np.ndarray, np.ndarray]:
@@ -174,6 +185,23 @@ class _Resample(OperatorSpec):
                         f"{name} {list(a[name])} must be finite (as float32); reading, notes §4",
                         notes("4")))
         return out
+
+    def selects_elements(self, call: OperatorCall) -> bool:
+        """Nearest-neighbour sampling selects input elements; linear computes its outputs."""
+        return call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR"
+
+    def capability_gap(self, call: OperatorCall, capabilities: Any) -> str | None:
+        """A backend that takes some pixel offset pairs only (Capabilities.offset_pairs, e.g.
+        an adapter whose target API expresses half-pixel and asymmetric sampling alone)."""
+        if capabilities.arbitrary_offsets or "InputPixelOffsets" not in call.attributes:
+            return None
+        pairs = zip(call.attributes["InputPixelOffsets"], call.attributes["OutputPixelOffsets"],
+                    strict=True)
+        odd = [p for p in pairs if tuple(p) not in capabilities.offset_pairs]
+        if odd:
+            return (f"the backend takes pixel offset pairs {sorted(capabilities.offset_pairs)} "
+                    f"only, not {odd[0]}")
+        return None
 
     # -- reference ------------------------------------------------------------------------------
     def axes(self, call: OperatorCall, in_shape: Sequence[int]
@@ -361,7 +389,7 @@ class Resample1(_Resample):
     type_value = 116
     introduced = FeatureLevel.FL_2_1
     page = "DML_RESAMPLE1_OPERATOR_DESC"
-    attributes = (Attribute("InterpolationMode", "enum", MODES), Attribute("Scales", "floats"),
+    attributes = (INTERPOLATION_MODE, Attribute("Scales", "floats"),
                   Attribute("InputPixelOffsets", "floats"),
                   Attribute("OutputPixelOffsets", "floats"))
     derived_attributes = ("DimensionCount",)
@@ -374,7 +402,7 @@ class Resample(_Resample):
     type_value = 96
     introduced = FeatureLevel.FL_2_0
     page = "DML_RESAMPLE_OPERATOR_DESC"
-    attributes = (Attribute("InterpolationMode", "enum", MODES), Attribute("Scales", "floats"))
+    attributes = (INTERPOLATION_MODE, Attribute("Scales", "floats"))
     derived_attributes = ("ScaleCount",)
     count_name = "ScaleCount"
     support = _tables(page, "2_0")
@@ -382,6 +410,3 @@ class Resample(_Resample):
     def offsets(self, call: OperatorCall) -> tuple[np.ndarray, np.ndarray]:
         n = len(call.attributes["Scales"])
         return np.full(n, 0.5), np.full(n, -0.5)
-
-
-OPERATORS = (Resample(), Resample1())

@@ -36,7 +36,7 @@ from dataclasses import replace
 import numpy as np
 
 from conformance import ops
-from conformance.misreadings import Misreading
+from conformance.judge.misreadings import Misreading
 from conformance.ops import OperatorCall
 from conformance.ops.base import float32
 from conformance.ops.resample import Resample1, coordinates, linear_taps, nearest_index

@@ -1,10 +1,7 @@
-"""Order equivalences and identities, judged as relations on the backend's own outputs:
+"""Equivalences and identities of the resample operators, judged as relations on the backend's
+own outputs or against values computed here (the equivalence family's resample part; the
+depth/space package has its own):
 
-- DEPTH_TO_SPACE1 with DEPTH_COLUMN_ROW == DEPTH_TO_SPACE, and SPACE_TO_DEPTH1 with
-  DEPTH_COLUMN_ROW == SPACE_TO_DEPTH (the *1 pages' Remarks);
-- COLUMN_ROW_DEPTH == DEPTH_COLUMN_ROW after the channel permutation that maps one depth layout
-  onto the other (DML_DEPTH_SPACE_ORDER: (BlockHeight, BlockWidth, C) against (C, BlockHeight,
-  BlockWidth));
 - RESAMPLE1 with offsets 0.5 / -0.5 == RESAMPLE (the RESAMPLE1 page's Remarks);
 - nearest with integer upscales (half-pixel offsets) == repeating each element Scale times
   (expected values computed here by repetition, independently of the reference);
@@ -17,97 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from conformance import inputs as sources
-from conformance.generate.build import (
-    ALL_TYPES,
-    case,
-    chain,
-    cite,
-    desc,
-    iota_input,
-    smooth_input,
-    values_for,
-)
+from conformance.generate.build import case, chain, cite, desc, iota_input, smooth_input
 from conformance.tensors import DataType, TensorDesc
 
 FAMILY = "equivalence"
-DESCRIPTION = "order equivalences, RESAMPLE1 == RESAMPLE at 0.5/-0.5, repetition and identity"
+DESCRIPTION = ("RESAMPLE1 == RESAMPLE at 0.5/-0.5, nearest repetition at integer scales, "
+               "scale-1 identity")
 RESAMPLE_TYPES = (DataType.FLOAT32, DataType.FLOAT16, DataType.INT8, DataType.UINT8)
-SHAPES = ((1, 1, 2, 3), (2, 3, 3, 1))  # (N, C', H, W) of the depth form
-ORDER_PAGE = "DML_DEPTH_SPACE_ORDER"
-
-
-def _dcr_from_crd(channels: int, block: int) -> list[int]:
-    """indices such that x_dcr = take(x_crd, indices, axis=1) gives D2S_DCR(x_dcr) ==
-    D2S_CRD(x_crd): DCR channel q*C' + c holds CRD channel c*b^2 + q."""
-    cc, bb = channels // (block * block), block * block
-    return [(k % cc) * bb + k // cc for k in range(channels)]
-
-
-def _crd_from_dcr(channels: int, block: int) -> list[int]:
-    """indices such that S2D_CRD(y) == take(S2D_DCR(y), indices, axis=1)."""
-    cc, bb = channels // (block * block), block * block
-    return [(k % bb) * cc + k // bb for k in range(channels)]
-
-
-def _depth_space() -> list[dict]:
-    out = []
-    for slot, data_type in enumerate(ALL_TYPES):
-        for block in (1, 2, 3):
-            n, cc, h, w = SHAPES[(slot + block) % len(SHAPES)]
-            depth = desc(data_type, [n, cc * block * block, h, w])
-            space = desc(data_type, [n, cc, h * block, w * block])
-            t = data_type.name.lower()
-            for new, old, inp, outp in (("DEPTH_TO_SPACE1", "DEPTH_TO_SPACE", depth, space),
-                                        ("SPACE_TO_DEPTH1", "SPACE_TO_DEPTH", space, depth)):
-                cid = f"generated/equivalence/{new.lower()}-dcr-is-{old.lower()}/b{block}/{t}"
-                out.append(chain(
-                    cid, [
-                        {"name": "v1", "operator": new,
-                         "attributes": {"BlockSize": block, "Order": "DEPTH_COLUMN_ROW"},
-                         "tensors": {"InputTensor": inp, "OutputTensor": outp}},
-                        {"name": "v0", "operator": old, "attributes": {"BlockSize": block},
-                         "tensors": {"InputTensor": inp, "OutputTensor": outp}}],
-                    family=FAMILY, spec=[cite(f"DML_{new}_OPERATOR_DESC", "Remarks")],
-                    inputs={"v1.InputTensor": values_for(cid, inp),
-                            "v0.InputTensor": {"from": "v1.InputTensor"}},
-                    relations=[{"equal": ["v1.OutputTensor", "v0.OutputTensor"],
-                                "why": f"{new} with DEPTH_COLUMN_ROW is equivalent to {old}"}]))
-            if block == 1:
-                continue
-            channels = cc * block * block
-            cid = f"generated/equivalence/depth_to_space1-crd-is-permuted-dcr/b{block}/{t}"
-            attrs = {"BlockSize": block}
-            out.append(chain(
-                cid, [
-                    {"name": "crd", "operator": "DEPTH_TO_SPACE1",
-                     "attributes": {**attrs, "Order": "COLUMN_ROW_DEPTH"},
-                     "tensors": {"InputTensor": depth, "OutputTensor": space}},
-                    {"name": "dcr", "operator": "DEPTH_TO_SPACE1",
-                     "attributes": {**attrs, "Order": "DEPTH_COLUMN_ROW"},
-                     "tensors": {"InputTensor": depth, "OutputTensor": space}}],
-                family=FAMILY, spec=[cite(ORDER_PAGE, "Constants")],
-                inputs={"crd.InputTensor": values_for(cid, depth),
-                        "dcr.InputTensor": {"from": "crd.InputTensor",
-                                            "take": {"axis": 1, "indices":
-                                                     _dcr_from_crd(channels, block)}}},
-                relations=[{"equal": ["crd.OutputTensor", "dcr.OutputTensor"],
-                            "why": "the depth layouts differ only in the order of the channels"}]))
-            cid = f"generated/equivalence/space_to_depth1-crd-is-permuted-dcr/b{block}/{t}"
-            out.append(chain(
-                cid, [
-                    {"name": "crd", "operator": "SPACE_TO_DEPTH1",
-                     "attributes": {**attrs, "Order": "COLUMN_ROW_DEPTH"},
-                     "tensors": {"InputTensor": space, "OutputTensor": depth}},
-                    {"name": "dcr", "operator": "SPACE_TO_DEPTH1",
-                     "attributes": {**attrs, "Order": "DEPTH_COLUMN_ROW"},
-                     "tensors": {"InputTensor": space, "OutputTensor": depth}}],
-                family=FAMILY, spec=[cite(ORDER_PAGE, "Constants")],
-                inputs={"crd.InputTensor": values_for(cid, space),
-                        "dcr.InputTensor": {"from": "crd.InputTensor"}},
-                relations=[{"equal": ["crd.OutputTensor", "dcr.OutputTensor"],
-                            "take": {"axis": 1, "indices": _crd_from_dcr(channels, block)},
-                            "why": "the depth layouts differ only in the order of the channels"}]))
-    return out
 
 
 def _resample_pair() -> list[dict]:
@@ -201,5 +114,4 @@ def _identity() -> list[dict]:
 
 
 def files() -> dict[str, list[dict]]:
-    return {"depth_space": _depth_space(), "resample": _resample_pair(),
-            "repetition": _repetition(), "identity": _identity()}
+    return {"resample": _resample_pair(), "repetition": _repetition(), "identity": _identity()}

@@ -29,7 +29,7 @@ and picks offsets or scales that avoid them. That is why RESAMPLE (whose offsets
 0.5 / -0.5) has no nearest case at scale 0.5 or 1.5, where every or some coordinate is a half,
 and why RESAMPLE1's nearest cases at those scales use other offsets. Judged against the
 reference with its tolerance model (docs/tolerances.md). The catalogue of misreadings
-(conformance/misreadings/resample.py) fails every slice on these cases.
+(conformance/ops/resample/misreadings.py) fails every slice on these cases.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ from conformance.generate.build import (
     reversed_strides,
 )
 from conformance.ops.base import float32
-from conformance.ops.resample import coordinates
+from conformance.ops.resample.examples import natural
+from conformance.ops.resample.spec import coordinates
 from conformance.tensors import DataType
 
 FAMILY = "sampling"
@@ -90,11 +91,6 @@ def ramp(data_type: DataType, count: int) -> tuple[float, float]:
     if start < info.min or start + span > info.max:
         raise ValueError(f"a ramp of {count} {data_type.name} elements does not fit")
     return float(start), float(step)
-
-
-def natural(size: int, scale: float) -> int:
-    """floor(InputSize * Scale) of the float32 scale (at least 1)."""
-    return max(1, math.floor(size * float(float32([scale])[0])))
 
 
 def ties(in_sizes: Sequence[int], out_sizes: Sequence[int], scales: Sequence[float],

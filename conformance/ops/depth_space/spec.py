@@ -18,9 +18,21 @@ import numpy as np
 
 from conformance.levels import FeatureLevel
 from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, table
-from conformance.spec import Citation, Violation
+from conformance.ops.depth_space.examples import DepthSpaceExamples
+from conformance.spec import API, Citation, Violation, register
+
+#: The pages of this package's operators (their documented cases cite them too).
+PAGES = {
+    "DML_DEPTH_TO_SPACE_OPERATOR_DESC": API + "ns-directml-dml_depth_to_space_operator_desc",
+    "DML_DEPTH_TO_SPACE1_OPERATOR_DESC": API + "ns-directml-dml_depth_to_space1_operator_desc",
+    "DML_SPACE_TO_DEPTH_OPERATOR_DESC": API + "ns-directml-dml_space_to_depth_operator_desc",
+    "DML_SPACE_TO_DEPTH1_OPERATOR_DESC": API + "ns-directml-dml_space_to_depth1_operator_desc",
+    "DML_DEPTH_SPACE_ORDER": API + "ne-directml-dml_depth_space_order",
+}
+register(PAGES)
 
 ORDERS = {"DEPTH_COLUMN_ROW": 0, "COLUMN_ROW_DEPTH": 1}  # DML_DEPTH_SPACE_ORDER (notes §1)
+ORDER = Attribute("Order", "enum", ORDERS, prefix="DML_DEPTH_SPACE_ORDER_")
 
 _FLOATS = "FLOAT32, FLOAT16"
 _INTS = "FLOAT32, FLOAT16, INT32, INT16, INT8, UINT32, UINT16, UINT8"
@@ -59,7 +71,7 @@ def space_to_depth(x: np.ndarray, block: int, order: str) -> np.ndarray:
     return y.reshape(n, c * block * block, hh, ww)
 
 
-class _DepthSpace(OperatorSpec):
+class _DepthSpace(DepthSpaceExamples, OperatorSpec):
     to_space: bool  # True for DEPTH_TO_SPACE(1)
 
     def order(self, call: OperatorCall) -> str:
@@ -137,7 +149,7 @@ class DepthToSpace1(_DepthSpace):
     type_value = 113
     introduced = FeatureLevel.FL_2_1
     page = "DML_DEPTH_TO_SPACE1_OPERATOR_DESC"
-    attributes = (Attribute("BlockSize", "uint"), Attribute("Order", "enum", ORDERS))
+    attributes = (Attribute("BlockSize", "uint"), ORDER)
     support = _tables(page, "2_1")
     to_space = True
 
@@ -157,9 +169,6 @@ class SpaceToDepth1(_DepthSpace):
     type_value = 114
     introduced = FeatureLevel.FL_2_1
     page = "DML_SPACE_TO_DEPTH1_OPERATOR_DESC"
-    attributes = (Attribute("BlockSize", "uint"), Attribute("Order", "enum", ORDERS))
+    attributes = (Attribute("BlockSize", "uint"), ORDER)
     support = _tables(page, "2_1")
     to_space = False
-
-
-OPERATORS = (DepthToSpace(), DepthToSpace1(), SpaceToDepth(), SpaceToDepth1())

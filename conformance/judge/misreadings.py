@@ -3,25 +3,25 @@ used twice (issue 11).
 
 - Diagnosis (conformance.diagnose): when a case FAILs, the harness runs each misreading that
   applies to the call on the same input bytes and says which one the output equals ("the output
-  equals the COLUMN_ROW_DEPTH reading").
+  equals Strides taken as byte distances instead of element counts").
 - Self-check (tests/test_misreadings.py): every misreading, run as a backend that claims one
   single-type slice, must FAIL that slice's cases, with itself named in the diagnosis.
 
 A misreading executes like a backend: `run(call, bindings)` reads the input buffers and writes
 the output buffers in place (raw bytes, through the strides it believes in), so misreadings of
 the layout (strides taken as bytes, stride 0 unsupported...) are expressed like misreadings of
-the arithmetic. Each module of this package lists its entries in MISREADINGS.
+the arithmetic. The catalogue gathers the MISREADINGS of conformance.judge.layouts (the buffer
+tensor readings, every operator) and of each operator package's misreadings module.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from conformance import ops
 from conformance.ops import OperatorCall
 from conformance.spec import Citation
 from conformance.tensors import DataType
@@ -37,9 +37,9 @@ def _always(call: OperatorCall) -> bool:
 class Misreading:
     """One wrong reading of the spec.
 
-    key:         a short stable name ("other-order"), used in results and tests.
-    reading:     what it does, in words that complete "the output equals ..." ("the other
-                 Order: DEPTH_COLUMN_ROW read as COLUMN_ROW_DEPTH and back").
+    key:         a short stable name ("strides-in-bytes"), used in results and tests.
+    reading:     what it does, in words that complete "the output equals ..." ("Strides
+                 taken as byte distances instead of element counts").
     operators:   the operators it is a reading of.
     contradicts: the spec sentence (or NOTES section) it breaks.
     run:         executes a call under this reading, like Backend.execute.
@@ -71,18 +71,22 @@ class Misreading:
         return self.applies(call)
 
 
-def _discover() -> dict[str, Misreading]:
+def _catalogue() -> dict[str, Misreading]:
+    """Every entry by key, in the order of their sources' names (the buffer tensor readings
+    under "layouts", each operator package under its own name)."""
+    from conformance.judge import layouts  # it builds on Misreading, defined above
+
+    sources = [("layouts", layouts.MISREADINGS), *ops.discover("MISREADINGS", "misreadings")]
     found: dict[str, Misreading] = {}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        for entry in getattr(module, "MISREADINGS", ()):
+    for _, entries in sorted(sources, key=lambda source: source[0]):
+        for entry in entries:
             if entry.key in found:
                 raise RuntimeError(f"misreading {entry.key} defined twice")
             found[entry.key] = entry
     return found
 
 
-CATALOGUE: dict[str, Misreading] = _discover()
+CATALOGUE: dict[str, Misreading] = _catalogue()
 
 
 def for_call(call: OperatorCall) -> list[Misreading]:

@@ -8,11 +8,17 @@ Spec: the DEPTH_TO_SPACE1 and SPACE_TO_DEPTH1 pages ("This is the inverse transf
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from hypothesis import strategies as st
+
 from conformance.generate.build import ALL_TYPES, chain, cite, desc, values_for
+from conformance.generate.family import SEEDS, Example, Picker, example_id
+from conformance.ops.depth_space.examples import ORDERS, draw_forms
 
 FAMILY = "roundtrip"
 DESCRIPTION = "SPACE_TO_DEPTH1 inverts DEPTH_TO_SPACE1 and back (a relation on the backend)"
-ORDERS = ("DEPTH_COLUMN_ROW", "COLUMN_ROW_DEPTH")
+TYPES = tuple(t.name for t in ALL_TYPES)
 #: (Batch, OutputChannelCount, InputHeight, InputWidth) of the depth-form tensor, per shape slot.
 SHAPES = ((1, 1, 1, 1), (2, 3, 5, 7), (3, 1, 2, 3), (1, 2, 7, 1), (2, 1, 3, 2))
 SPEC = [cite("DML_DEPTH_TO_SPACE1_OPERATOR_DESC", "Description (inverse of SPACE_TO_DEPTH1)"),
@@ -63,3 +69,30 @@ def files() -> dict[str, list[dict]]:
                     f"generated/roundtrip/space-depth/{where}", "SPACE_TO_DEPTH1",
                     "DEPTH_TO_SPACE1", attrs, space, depth, order))
     return out
+
+
+@st.composite
+def explore(draw: Callable) -> Example:
+    """SPACE_TO_DEPTH1(DEPTH_TO_SPACE1(x)) == x, and the other way round (a relation)."""
+    pick, cid = Picker(draw), example_id(FAMILY)
+    to_space_first = pick("direction", ["depth-space", "space-depth"]) == "depth-space"
+    order = pick("order", ORDERS)
+    data_type = pick("data_type", TYPES)
+    block, depth, space = draw_forms(pick, data_type, 8)
+    seed = pick("seed", SEEDS)
+    attrs = {"BlockSize": block, "Order": order}
+    first, back = "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH1"
+    start, middle = depth, space
+    if not to_space_first:
+        first, back, start, middle = back, first, middle, start
+    return Example(FAMILY, pick.params, chain(
+        cid, [{"name": "first", "operator": first, "attributes": attrs,
+               "tensors": {"InputTensor": start, "OutputTensor": middle}},
+              {"name": "back", "operator": back, "attributes": attrs,
+               "tensors": {"InputTensor": middle, "OutputTensor": start}}],
+        family=FAMILY, spec=SPEC,
+        inputs={"first.InputTensor": values_for(cid, start, seed),
+                "back.InputTensor": {"from": "first.OutputTensor"}},
+        relations=[{"equal": ["back.OutputTensor", "first.InputTensor"],
+                    "why": f"{back} is the inverse of {first}"}],
+        tags=[order.lower()]))

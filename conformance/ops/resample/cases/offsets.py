@@ -16,21 +16,22 @@ And "ties": nearest cases built so that coordinates land exactly on a half, mark
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 
 import numpy as np
+from hypothesis import strategies as st
 
 from conformance.generate.build import case, cite, desc, iota_input, seed_of, smooth_input
+from conformance.generate.family import SEEDS, Example, Picker, example_id
 from conformance.ops.base import float32
-from conformance.ops.resample import coordinates
+from conformance.ops.resample.examples import OFFSETS, SCALES, natural, offsets_attributes
+from conformance.ops.resample.spec import coordinates
 from conformance.tensors import DataType, packed_strides
 
 FAMILY = "offsets"
 DESCRIPTION = "RESAMPLE1 coordinates: scales, offsets, crops and clamps on every dimension"
 TYPES = (DataType.FLOAT32, DataType.FLOAT16, DataType.INT8, DataType.UINT8)
 MODES = ("NEAREST_NEIGHBOR", "LINEAR")
-SCALES = (2.0, 0.5, 1.5, 0.75, 3.0, 0.33333334, 1.25)
-OFFSETS = ((0.0, 0.0), (0.5, -0.5), (0.25, 0.1), (-0.3, 0.7))
 SIZE_VARIANTS = ("natural", "crop", "clamp")
 AXES = ("batch", "channel", "height", "width")
 BASE = [2, 2, 3, 2]  # unscaled dimensions keep these sizes
@@ -40,19 +41,9 @@ TIES = ("NOTES §4: at an exact tie the spec does not say which neighbour neares
         "case is judged by the suite's reading, floor(c + 0.5) (halves round up)")
 
 
-def natural(size: int, scale: float) -> int:
-    return max(1, math.floor(size * float(float32([scale])[0])))
-
-
 def out_size(size: int, scale: float, variant: str) -> int:
     n = natural(size, scale)
     return {"natural": n, "crop": max(1, n - 1), "clamp": n + 2}[variant]
-
-
-def _attrs(mode: str, scales: list[float], offsets: list[tuple[float, float]]) -> dict:
-    return {"InterpolationMode": mode, "Scales": scales,
-            "InputPixelOffsets": [a for a, _ in offsets],
-            "OutputPixelOffsets": [b for _, b in offsets]}
 
 
 def one_axis(axis: int, scale: float, offsets: tuple[float, float], variant: str,
@@ -87,7 +78,7 @@ def _single_axis() -> list[dict]:
                         cid = (f"generated/offsets/{mode.lower()}/{AXES[axis]}/scale-{scale}/"
                                f"offsets-{offsets[0]}_{offsets[1]}/{variant}")
                         out.append(case(
-                            cid, "RESAMPLE1", _attrs(mode, scales, per_axis), tensors,
+                            cid, "RESAMPLE1", offsets_attributes(mode, scales, per_axis), tensors,
                             family=FAMILY, spec=[cite(PAGE, "Scales"), cite("NOTES", "4")],
                             inputs={"InputTensor": smooth_input(cid, tensors["InputTensor"])},
                             tags=[AXES[axis], variant, data_type.name.lower()]))
@@ -111,7 +102,8 @@ def _all_axes() -> list[dict]:
                 tensors = {"InputTensor": desc(data_type, sizes),
                            "OutputTensor": desc(data_type, outs)}
                 out.append(case(
-                    cid, "RESAMPLE1", _attrs(mode, scales, offsets), tensors, family=FAMILY,
+                    cid, "RESAMPLE1", offsets_attributes(mode, scales, offsets), tensors,
+                    family=FAMILY,
                     spec=[cite(PAGE, "Scales"), cite(PAGE, "InputPixelOffsets"),
                           cite("NOTES", "4")],
                     inputs={"InputTensor": smooth_input(cid, tensors["InputTensor"])},
@@ -136,7 +128,7 @@ def _fewer_dimensions() -> list[dict]:
                                                                           strict=True)]
                         if operator == "RESAMPLE1":
                             offsets = [OFFSETS[j] for j in rng.integers(0, len(OFFSETS), dims)]
-                            attrs = _attrs(mode, scales, offsets)
+                            attrs = offsets_attributes(mode, scales, offsets)
                         else:
                             attrs = {"InterpolationMode": mode, "Scales": scales}
                         tensors = {"InputTensor": desc(data_type, sizes),
@@ -181,7 +173,7 @@ def _affine() -> list[dict]:
                     cid = (f"generated/offsets/linear-affine/{data_type.name.lower()}/"
                            f"{AXES[axis]}/scale-{scale}/offsets-{offsets[0]}_{offsets[1]}")
                     out.append(case(
-                        cid, "RESAMPLE1", _attrs("LINEAR", scales, per_axis), tensors,
+                        cid, "RESAMPLE1", offsets_attributes("LINEAR", scales, per_axis), tensors,
                         family=FAMILY, spec=[cite(PAGE, "InterpolationMode"), cite("NOTES", "4")],
                         inputs={"InputTensor": iota_input(tensors["InputTensor"], start, step)},
                         expected={"OutputTensor": {"values": exact.tolist(),
@@ -212,7 +204,8 @@ def _ties() -> list[dict]:
                 if not np.any(c - np.floor(c) == 0.5):
                     raise AssertionError(f"{cid}: no coordinate lands on a tie")
                 out.append(case(
-                    cid, "RESAMPLE1", _attrs("NEAREST_NEIGHBOR", scales, per_axis), tensors,
+                    cid, "RESAMPLE1", offsets_attributes("NEAREST_NEIGHBOR", scales, per_axis),
+                    tensors,
                     family=FAMILY, spec=[cite(PAGE, "InterpolationMode"), cite("NOTES", "4")],
                     inputs={"InputTensor": smooth_input(cid, tensors["InputTensor"])},
                     tags=["ties"], ambiguous=TIES))
@@ -236,7 +229,7 @@ def _scale_not_ratio() -> list[dict]:
                     cid = (f"generated/offsets/{mode.lower()}/scale-not-size-ratio/"
                            f"{AXES[axis]}/{size}-at-{scale}/offsets-{offsets[0]}_{offsets[1]}")
                     out.append(case(
-                        cid, "RESAMPLE1", _attrs(mode, scales, per_axis), tensors,
+                        cid, "RESAMPLE1", offsets_attributes(mode, scales, per_axis), tensors,
                         family=FAMILY, spec=[cite(PAGE, "Scales"), cite("NOTES", "4")],
                         inputs={"InputTensor": smooth_input(cid, tensors["InputTensor"])},
                         tags=["scale-not-size-ratio", AXES[axis]]))
@@ -247,3 +240,31 @@ def files() -> dict[str, list[dict]]:
     return {"single_axis": _single_axis(), "scale_not_ratio": _scale_not_ratio(),
             "all_axes": _all_axes(),
             "fewer_dimensions": _fewer_dimensions(), "affine": _affine(), "ties": _ties()}
+
+
+#: The explorer's draws: the committed scales and offset pairs, or any float32 in a range.
+EXPLORED_SCALES = st.one_of(st.sampled_from(SCALES), st.floats(0.25, 3.0, width=32))
+EXPLORED_OFFSET = st.floats(-1.5, 1.5, width=32)
+EXPLORED_PAIRS = st.one_of(st.sampled_from(OFFSETS), st.tuples(EXPLORED_OFFSET, EXPLORED_OFFSET))
+
+
+@st.composite
+def explore(draw: Callable) -> Example:
+    """RESAMPLE1 against the reference: 1 to 4 dimensions, any scales and offsets, output
+    sizes that equal, crop or clamp."""
+    pick, cid = Picker(draw), example_id(FAMILY)
+    mode = pick("mode", MODES)
+    dims = pick("dimensions", range(1, 5))
+    data_type = pick("data_type", [t.name for t in TYPES])
+    sizes = pick("sizes", range(1, 6), count=dims)
+    scales = pick("scales", EXPLORED_SCALES, count=dims)
+    pairs = [tuple(p) for p in pick("offsets", EXPLORED_PAIRS, count=dims)]
+    variants = pick("output_sizes", SIZE_VARIANTS, count=dims)
+    seed = pick("seed", SEEDS)
+    outs = [out_size(s, f, v) for s, f, v in zip(sizes, scales, variants, strict=True)]
+    tensors = {"InputTensor": desc(data_type, sizes), "OutputTensor": desc(data_type, outs)}
+    return Example(FAMILY, pick.params, case(
+        cid, "RESAMPLE1", offsets_attributes(mode, scales, pairs), tensors, family=FAMILY,
+        spec=[cite(PAGE, "Scales"), cite(PAGE, "InputPixelOffsets"), cite("NOTES", "4")],
+        inputs={"InputTensor": smooth_input(cid, tensors["InputTensor"], seed)},
+        tags=[f"{dims}d"]))
