@@ -20,6 +20,10 @@ PAGES: dict[str, str] = {
     "DML_SPACE_TO_DEPTH1_OPERATOR_DESC": _API + "ns-directml-dml_space_to_depth1_operator_desc",
     "DML_RESAMPLE_OPERATOR_DESC": _API + "ns-directml-dml_resample_operator_desc",
     "DML_RESAMPLE1_OPERATOR_DESC": _API + "ns-directml-dml_resample1_operator_desc",
+    # The newer pages live under windows/ai/directml (the RESAMPLE3 page links RESAMPLE2 there).
+    "DML_RESAMPLE2_OPERATOR_DESC": _DOCS + "api/ns-directml-dml_resample2_operator_desc",
+    "DML_RESAMPLE3_OPERATOR_DESC": _DOCS + "api/ns-directml-dml_resample3_operator_desc",
+    "DML_AXIS_DIRECTION": _API + "ne-directml-dml_axis_direction",
     "DML_BUFFER_TENSOR_DESC": _API + "ns-directml-dml_buffer_tensor_desc",
     "DML_DEPTH_SPACE_ORDER": _API + "ne-directml-dml_depth_space_order",
     "DML_INTERPOLATION_MODE": _API + "ne-directml-dml_interpolation_mode",
