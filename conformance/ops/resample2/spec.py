@@ -20,8 +20,12 @@ RESAMPLE1 with a RoundingDirection (docs/spec-notes.md §10 holds the readings):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+
 from conformance.levels import FeatureLevel
-from conformance.ops.base import Attribute, OperatorCall, table
+from conformance.ops.base import Attribute, OperatorCall, float32, table
 from conformance.ops.resample import MODES, NearestRounding, Resample1
 from conformance.spec import Citation, Violation
 
@@ -78,6 +82,27 @@ class Resample2(Resample1):
                 "0, DECREASING 1)",
                 Citation("DML_AXIS_DIRECTION", "Constants")))
         return out
+
+    def axes(self, call: OperatorCall, in_shape: Sequence[int]
+             ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """RESAMPLE1's clamped coordinates and allowances; for NEAREST_NEIGHBOR no near-tie
+        where the clamp decided the coordinate: a clamped coordinate is 0 or InputSize - 1, a
+        whole number that floor and ceil keep, and no float32 error reaches its other side
+        (RESAMPLE1's clamped coordinates are whole too, never near its ties at halves). The
+        allowance there is -inf: no |frac - 0.5| is within it, not even an exact tie's 0."""
+        axes = super().axes(call, in_shape)
+        if call.attributes["InterpolationMode"] != "NEAREST_NEIGHBOR":
+            return axes
+        return [(c, np.where((raw < -err) | (raw > size - 1 + err), -np.inf, err))
+                for (c, err), raw, size in zip(axes, self.unclamped(call), in_shape, strict=True)]
+
+    def unclamped(self, call: OperatorCall) -> list[np.ndarray]:
+        """Per dimension the page's coordinate of every output index before the clamp that
+        coordinates() applies: (o - OutputPixelOffset) / Scale - InputPixelOffset (notes §4)."""
+        in_off, out_off = self.offsets(call)
+        return [(np.arange(o, dtype=np.float64) - q) / s - p for o, s, p, q
+                in zip(call.tensors["OutputTensor"].sizes, float32(call.attributes["Scales"]),
+                       in_off, out_off, strict=True)]
 
     def nearest_rounding(self, call: OperatorCall) -> NearestRounding:
         """floor(c) for DECREASING, ceil(c) for INCREASING (the page's RoundingDirection)."""
