@@ -152,6 +152,7 @@ def antialiased(x: np.ndarray, axes: list[Axis], half: bool = False) -> Expected
     taps_product = 1.0  # T: the number of taps of the whole sum
     passes = 0.0  # the separable evaluation's operation count (4 per lerp, N_d per filter)
     weights_err = 0.0  # the weights' error, in units of the op error, times M
+    strict_weights = 0.0  # the same for one float32 pipeline (the flag does not change it)
     weight_ops = 0.0  # the operations computing the weights (for the denormal flushes)
     strict_coord = legal_coord = 0.0  # coordinate allowance times the taps' sensitivity
     gap = 0.0  # the normalisation gap, relative to |y|
@@ -177,6 +178,7 @@ def antialiased(x: np.ndarray, axes: list[Axis], half: bool = False) -> Expected
             s = total.reshape(shape)
             passes = passes + n
             weights_err = weights_err + 8.0 * n / s + n + 1.0
+            strict_weights = strict_weights + 8.0 * n / s + n + 1.0
             weight_ops = weight_ops + 5.0 * n + 1.0
             sensitivity = math.ceil(axis.f) / (axis.f * s)
             # Both normalisations are legal where they agree to rounding; elsewhere the call is
@@ -187,6 +189,7 @@ def antialiased(x: np.ndarray, axes: list[Axis], half: bool = False) -> Expected
             n = 2.0
             passes = passes + 4.0
             weights_err = weights_err + (2.0 if half else 1.0)
+            strict_weights = strict_weights + 1.0
             weight_ops = weight_ops + 1.0
             sensitivity = 1.0
         taps_product = taps_product * n
@@ -201,7 +204,7 @@ def antialiased(x: np.ndarray, axes: list[Axis], half: bool = False) -> Expected
         nan_ok = nan_ok if nan_ok.any() else None
     with np.errstate(invalid="ignore", over="ignore"):
         spread = hi - lo
-        strict_error = ((count + weights_err) * ROUND_TO_NEAREST * magnitude
+        strict_error = ((count + strict_weights) * ROUND_TO_NEAREST * magnitude
                         + strict_coord * spread + gap * magnitude)
         flush = (0.0 if half else
                  2 * (count + weight_ops) * FLOAT32_MIN_NORMAL * np.maximum(1.0, peak))
