@@ -9,6 +9,8 @@ the coordinate c, divided by the weights' sum (4 for a whole stretch).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -22,6 +24,7 @@ from conformance.tensors import DataType, TensorDesc
 R3 = ops.get("RESAMPLE3")
 R2 = ops.get("RESAMPLE2")
 L = FeatureLevel.parse
+ROOT = Path(__file__).resolve().parent.parent
 DTYPE_OF = {t.numpy_dtype: t for t in DataType}
 POWERS = (2.0 ** np.arange(12)).astype(np.float32)  # 1 2 4 ... 2048
 
@@ -328,3 +331,42 @@ def test_strict_is_inside_legal_and_half_precision_widens_only_the_legal():
     np.testing.assert_array_equal(half.bound, exp.bound)
     assert (half.envelope.bound > exp.envelope.bound).all()
     assert "half precision" in half.envelope.rule
+
+
+# -- the documented cases (cases/documented/resample3.yaml) -------------------------------------
+
+def documented():
+    from conformance import casefile
+
+    cases = casefile.load_file(ROOT / "cases/documented/resample3.yaml")
+    return {c.id.rsplit("/", 1)[1]: c for c in cases}
+
+
+def test_documented_cases_hold_the_hand_values():
+    cases = documented()
+    values = {name: case.expected["call.OutputTensor"].data for name, case in cases.items()
+              if len(case.calls) == 1 and case.expected["call.OutputTensor"].kind == "values"}
+    # Worked in the tests above (symmetric, asymmetric, separable, UINT8, edges).
+    assert values == {"antialias-symmetric": [21.09375, 337.5],
+                      "antialias-asymmetric": [17.578125, 281.25],
+                      "antialias-two-dimensions": [[21.09375, 337.5], [63.28125, 1012.5]],
+                      "antialias-uint8": [9, 15],
+                      "antialias-half-pixel-edges": [5.34375, 84.375, 966]}
+
+
+def test_documented_cases_are_ambiguous_exactly_where_the_page_is_silent():
+    for case in documented().values():
+        reasons = [r for named in case.calls if named.call.operator == "RESAMPLE3"
+                   for r in R3.silent_regions(named.call)]
+        assert bool(case.ambiguous) == bool(reasons), case.id
+        for reason in reasons:  # the case states the same reason, in the same words
+            assert reason.split(":")[0] in " ".join(case.ambiguous.split()), case.id
+
+
+def test_documented_cases_pass_on_the_reference():
+    from backends.numpy_reference import NumpyReferenceBackend
+    from conformance import runner
+
+    for case in documented().values():
+        result = runner.run_case(case, NumpyReferenceBackend(), memory_cap=2**30)
+        assert result.status == "PASS", (case.id, result.message)
