@@ -354,3 +354,55 @@ def test_documented_cases_pass_on_the_reference():
     for case in documented("resample2").values():
         result = runner.run_case(case, NumpyReferenceBackend(), memory_cap=2**30)
         assert result.status == "PASS", (case.id, result.message)
+
+
+# -- the misreadings of RoundingDirection (conformance/ops/resample2/misreadings.py) ------------
+
+def run_entry(entry, call, x):
+    """Run a misreading like a backend: buffers in, buffers out, through the descs."""
+    from conformance.tensors import read_tensor, write_tensor
+
+    bindings = {n: np.full(call.tensors[n].total_size, 0xCD, dtype=np.uint8)
+                for n in ("InputTensor", "OutputTensor")}
+    write_tensor(call.tensors["InputTensor"], bindings["InputTensor"], x)
+    entry.run(call, bindings)
+    return read_tensor(call.tensors["OutputTensor"], bindings["OutputTensor"])
+
+
+FLOOR_VALUES = [10, 10, 10, 20, 20, 30, 30, 40]  # worked above (Scale 2, InputPixelOffset 0.25)
+CEIL_VALUES = [10, 20, 20, 30, 30, 40, 40, 40]
+NEAREST_VALUES = [10, 10, 20, 20, 30, 30, 40, 40]
+
+
+@pytest.mark.parametrize("key, direction, want", [
+    ("rounding-direction-swapped", "DECREASING", CEIL_VALUES),
+    ("rounding-direction-swapped", "INCREASING", FLOOR_VALUES),
+    ("rounding-direction-ignored-floor", "INCREASING", FLOOR_VALUES),
+    ("rounding-direction-ignored-ceil", "DECREASING", CEIL_VALUES),
+    ("rounding-to-nearest", "DECREASING", NEAREST_VALUES),
+    ("rounding-to-nearest", "INCREASING", NEAREST_VALUES),
+])
+def test_each_misreading_fails_the_hand_example(key, direction, want):
+    from conformance.ops.resample2.misreadings import MISREADINGS
+
+    entry = {m.key: m for m in MISREADINGS}[key]
+    call = make(R2, [4], [8], direction=direction, scales=[2], in_off=[0.25], out_off=[0])
+    assert entry.mandatory and entry.covers(call)
+    got = run_entry(entry, call, X4)
+    np.testing.assert_array_equal(got, np.float32(want))
+    assert mismatches(got, expect(R2, call, X4).envelope).any()
+
+
+def test_misreadings_apply_only_where_they_differ():
+    from conformance.ops.resample2.misreadings import MISREADINGS
+
+    entries = {m.key: m for m in MISREADINGS}
+    linear = make(R2, [4], [8], mode="LINEAR", scales=[2], in_off=[0.25])
+    assert not any(m.covers(linear) for m in MISREADINGS)  # "affects only NEAREST_NEIGHBOR"
+    down = make(R2, [4], [8], direction="DECREASING", scales=[2], in_off=[0.25])
+    assert not entries["rounding-direction-ignored-floor"].covers(down)
+    assert entries["rounding-direction-ignored-ceil"].covers(down)
+    # Scale 1, offsets 0: every coordinate whole, floor = ceil = floor(c + 0.5).
+    whole = make(R2, [4], [4], direction="INCREASING")
+    assert not any(m.covers(whole) for m in MISREADINGS)
+    assert not any(m.covers(make(R1, [4], [8], scales=[2])) for m in MISREADINGS)

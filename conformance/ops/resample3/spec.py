@@ -53,21 +53,23 @@ class Resample3(Resample2):
         if not a["Antialiased"] or a["InterpolationMode"] != "LINEAR":
             return None
         scales = float32(a["Scales"])
-        stretches = [stretch(s) for s in scales]
+        stretches = self.stretches(call)
         if all(f == 1.0 for f in stretches):
             return None
         in_off, out_off = self.offsets(call)
-        out = []
-        for o, i, s, p, q, f in zip(call.tensors["OutputTensor"].sizes,
-                                    call.tensors["InputTensor"].sizes, scales, in_off, out_off,
-                                    stretches, strict=True):
-            index = np.arange(o, dtype=np.float64)
-            # The coordinate of coordinates() before its clamp: the stretched filter is centred
-            # on it and its taps are clamped (antialias.py).
-            c = (index - q) / s - p
-            out.append(Axis(c=c, err=coordinates(o, i, s, p, q)[1],
-                            reach=legal_coordinate_error(o, s, p, q), f=f, size=i))
-        return out
+        # The filter is centred on the coordinate before coordinates()' clamp; its taps are
+        # clamped (antialias.py).
+        return [Axis(c=c, err=coordinates(o, i, s, p, q)[1],
+                     reach=legal_coordinate_error(o, s, p, q), f=f, size=i)
+                for c, o, i, s, p, q, f in zip(self.unclamped(call),
+                                               call.tensors["OutputTensor"].sizes,
+                                               call.tensors["InputTensor"].sizes, scales, in_off,
+                                               out_off, stretches, strict=True)]
+
+    def stretches(self, call: OperatorCall) -> list[float]:
+        """Per dimension the factor the filter is stretched by: 1 / Scale where 1 / Scale > 2,
+        else 1 (antialias.stretch)."""
+        return [stretch(s) for s in float32(call.attributes["Scales"])]
 
     def silent_regions(self, call: OperatorCall) -> list[str]:
         """Why the page leaves some output of this call open (docs/spec-notes.md §10), one
