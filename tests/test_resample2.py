@@ -406,3 +406,31 @@ def test_misreadings_apply_only_where_they_differ():
     whole = make(R2, [4], [4], direction="INCREASING")
     assert not any(m.covers(whole) for m in MISREADINGS)
     assert not any(m.covers(make(R1, [4], [8], scales=[2])) for m in MISREADINGS)
+
+
+@pytest.mark.parametrize("direction", ["INCREASING", "DECREASING"])
+def test_float32_nearest_implementations_are_accepted(direction):
+    # An independent float32 implementation, c = (o - q) * (1 / s) - p with a float32
+    # reciprocal, clamped, then floor or ceil: on many scales and offsets (whole-number
+    # coordinates included) its selections are the reference's or an accepted neighbour, and
+    # equal the reference wherever no whole number is within rounding.
+    rng = np.random.default_rng(5)
+    rounder = np.ceil if direction == "INCREASING" else np.floor
+    pairs = [(0, 0), (0.5, -0.5), (0.25, 0.1), (-0.3, 0.7), (1.0, 0), (0, -0.5),
+             *(tuple(float(v) for v in np.float32(rng.uniform(-1, 1, 2))) for _ in range(3))]
+    for scale in (1.0, 2.0, 3.0, 0.5, 1 / 3, 1.5, 0.3, 2.5, 7.0):
+        for p, q in pairs:
+            size = 7
+            n_out = max(1, int(size * scale) + 2)
+            x = np.arange(size, dtype=np.float32) * 10
+            s = np.float32(scale)
+            c = (np.arange(n_out, dtype=np.float32) - np.float32(q)) * (np.float32(1) / s) \
+                - np.float32(p)
+            got = x[rounder(np.clip(c, 0, size - 1)).astype(int)]
+            exp = expect(R2, make(R2, [size], [n_out], direction=direction, scales=[scale],
+                                  in_off=[p], out_off=[q]), x)
+            assert not mismatches(got, exp).any(), (scale, p, q)
+            alone = np.ones(n_out, bool)
+            for alt in exp.alternatives:
+                alone &= alt == exp.values
+            np.testing.assert_array_equal(got[alone], exp.values[alone])
