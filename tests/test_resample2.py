@@ -345,6 +345,8 @@ def test_documented_cases_hold_the_hand_values():
     assert remark.expected["call.OutputTensor"].data == [10, 10, 20, 20, 20, 20, 20, 20]
     assert remark.ambiguous and "Scale != 1" in remark.ambiguous
     assert [c.id for c in cases.values() if c.ambiguous] == [remark.id]
+    assert all(R2.silent_regions(named.call) == [] for case in cases.values()
+               for named in case.calls if named.call.operator == "RESAMPLE2")
 
 
 def test_documented_cases_pass_on_the_reference():

@@ -104,6 +104,14 @@ class Resample2(Resample1):
                 in zip(call.tensors["OutputTensor"].sizes, float32(call.attributes["Scales"]),
                        in_off, out_off, strict=True)]
 
+    def silent_regions(self, call: OperatorCall) -> list[str]:
+        """Why the page leaves some output of this call open, one reason each (a case whose call
+        has any is marked ambiguous). None for RESAMPLE2: RoundingDirection decides every
+        nearest coordinate, the Remarks make LINEAR RESAMPLE1's, and the rounding of LINEAR
+        integer outputs is accepted either way in every case (notes §4). RESAMPLE3 adds its
+        own."""
+        return []
+
     def nearest_rounding(self, call: OperatorCall) -> NearestRounding:
         """floor(c) for DECREASING, ceil(c) for INCREASING (the page's RoundingDirection)."""
         return ROUNDINGS[call.attributes["RoundingDirection"]]
