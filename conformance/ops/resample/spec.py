@@ -26,7 +26,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -123,9 +123,27 @@ def linear_taps(c: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return i0, np.minimum(i0 + 1, size - 1), c - i0
 
 
-def nearest_index(c: np.ndarray) -> np.ndarray:
-    """floor(c + 0.5): halves round up (spec-notes §4, the reading at ties)."""
-    return np.floor(c + 0.5).astype(np.int64)
+def nearest_index(c: np.ndarray, halves_up: bool = True) -> np.ndarray:
+    """floor(c + 0.5): halves round up (spec-notes §4, the reading at ties); halves_up=False:
+    ceil(c - 0.5), halves round down."""
+    return (np.floor(c + 0.5) if halves_up else np.ceil(c - 0.5)).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class NearestRounding:
+    """How NEAREST_NEIGHBOR turns a coordinate c into an input index: the nearest integer to
+    c + shift, halves up or down, and the words the judgement uses for it. The default is
+    RESAMPLE(1)'s floor(c + 0.5) (notes §4); RESAMPLE2's RoundingDirection is floor(c) as shift
+    -0.5 halves up, ceil(c) as shift +0.5 halves down. Either way a coordinate within float32
+    rounding of a half of c + shift accepts either neighbour in mandatory cases."""
+
+    shift: float = 0.0
+    halves_up: bool = True
+    words: str = "floor(c + 0.5)"
+    #: Why the strict model (ambiguous cases) holds to `words` even at ties.
+    strict_why: str = "the suite's reading of an ambiguous region, notes §4"
+    #: Why mandatory cases accept either neighbour at a tie.
+    tie_why: str = "notes §4"
 
 
 class _Resample(ResampleExamples, OperatorSpec):
@@ -221,6 +239,10 @@ class _Resample(ResampleExamples, OperatorSpec):
         return [legal_coordinate_error(o, s, a, b) for o, s, a, b
                 in zip(call.tensors["OutputTensor"].sizes, scales, in_off, out_off, strict=True)]
 
+    def nearest_rounding(self, call: OperatorCall) -> NearestRounding:
+        """How NEAREST_NEIGHBOR rounds this call's coordinates: floor(c + 0.5) (notes §4)."""
+        return NearestRounding()
+
     def reference(self, call: OperatorCall, inputs: Mapping[str, np.ndarray]
                   ) -> dict[str, np.ndarray]:
         return {"OutputTensor": self.expected(call, inputs)["OutputTensor"].values}
@@ -231,7 +253,7 @@ class _Resample(ResampleExamples, OperatorSpec):
         x = inputs["InputTensor"]
         axes = self.axes(call, x.shape)
         if call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR":
-            return {"OutputTensor": _nearest(x, axes, strict)}
+            return {"OutputTensor": _nearest(x, axes, strict, self.nearest_rounding(call))}
         half = (x.dtype == np.float16
                 and bool(flags & ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION))
         return {"OutputTensor": _linear(x, axes, self.legal_axes(call), half)}
@@ -241,13 +263,14 @@ def _take(x: np.ndarray, indices: Sequence[np.ndarray]) -> np.ndarray:
     return x[np.ix_(*indices)]
 
 
-def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: bool = False
-             ) -> Expected:
-    """floor(c + 0.5), bits copied; near-ties accept the other neighbour too (notes §4), unless
-    strict (the reading alone: halves round up)."""
+def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: bool = False,
+             rounding: NearestRounding = NearestRounding()) -> Expected:
+    """The rounding's index (floor(c + 0.5) by default), bits copied; near-ties accept the other
+    neighbour too (notes §4), unless strict (the reading alone: ties round as `rounding` says)."""
     primary, others = [], []
     for (c, err), size in zip(axes, x.shape, strict=True):
-        idx = nearest_index(c)
+        c = c + rounding.shift
+        idx = nearest_index(c, rounding.halves_up)
         frac = c - np.floor(c)
         tie = np.abs(frac - 0.5) <= err
         other = np.where(idx > np.floor(c), idx - 1, idx + 1)
@@ -257,10 +280,10 @@ def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: b
     values = _take(x, primary)
     tied = [d for d, o in enumerate(others) if o is not None]
     if strict:
-        return _any_nan(Expected(values, rule="nearest, floor(c + 0.5) even at ties (the suite's "
-                                              "reading of an ambiguous region, notes §4)"))
+        return _any_nan(Expected(values, rule=f"nearest, {rounding.words} even at ties "
+                                              f"({rounding.strict_why})"))
     if not tied:
-        return _any_nan(Expected(values, rule="nearest, floor(c + 0.5), bit-exact"))
+        return _any_nan(Expected(values, rule=f"nearest, {rounding.words}, bit-exact"))
     alternatives = []
     for choice in itertools.product((False, True), repeat=len(tied)):
         if any(choice):
@@ -270,7 +293,7 @@ def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: b
                     picked[d] = others[d]
             alternatives.append(_take(x, picked))
     return _any_nan(Expected(values, kind="one_of", alternatives=tuple(alternatives),
-                             rule="nearest, either neighbour at a tie (notes §4)"))
+                             rule=f"nearest, either neighbour at a tie ({rounding.tie_why})"))
 
 
 def _any_nan(exp: Expected) -> Expected:
