@@ -360,29 +360,37 @@ def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]],
         spread = hi - lo
         float_error = ACCUMULATION_REL_ERROR * magnitude + coord_err * spread
         envelope = _legal_error(x.ndim, peak, spread, legal_err, half)
+    return interpolated(y, dtype, float_error, envelope, "linear", nan_ok, half)
+
+
+def interpolated(y: np.ndarray, dtype: np.dtype, strict_error: np.ndarray,
+                 legal_error: np.ndarray, rule: str, nan_ok: np.ndarray | bool,
+                 half: bool) -> Expected:
+    """The expectation of an interpolated output y (float64, exact): within strict_error of y
+    strictly and within legal_error legally, besides the last rounding to the output type (its
+    spacing; for integers, either neighbour of the exact value, widened by the error of the value
+    itself: a float32 2.9999998 for an exact 3 may truncate to 2). rule: what computes y."""
     if np.issubdtype(dtype, np.integer):
         info = np.iinfo(dtype)
         center = np.clip(y, info.min, info.max)
         values = np.rint(center).astype(dtype)
-        # Either integer neighbour of the exact value, widened by the float32 error of the value
-        # itself (a float32 2.9999998 for an exact 3 may truncate to 2).
         neighbour = np.nextafter(1.0, 0.0)
-        rule = "linear, either integer neighbour of the exact value (notes §4)"
-        return Expected(values, kind="within", center=center, bound=neighbour + float_error,
+        rule = f"{rule}, either integer neighbour of the exact value (notes §4)"
+        return Expected(values, kind="within", center=center, bound=neighbour + strict_error,
                         rule=rule,
                         legal=Expected(values, kind="within", center=center,
-                                       bound=neighbour + envelope,
+                                       bound=neighbour + legal_error,
                                        rule=f"{rule}, widened by the float32 error {D3D_RULES} "
                                             "allow"))
     values = y.astype(dtype)
     with np.errstate(invalid="ignore", over="ignore"):
         last = np.spacing(np.abs(values)).astype(np.float64)
     precision = "FLOAT16 math in half precision" if half else "float32 math"
-    return Expected(values, kind="within", center=y, bound=last + float_error, nan_ok=nan_ok,
-                    rule="linear, within the strict float32 error bound (docs/tolerances.md)",
-                    legal=Expected(values, kind="within", center=y, bound=last + envelope,
+    return Expected(values, kind="within", center=y, bound=last + strict_error, nan_ok=nan_ok,
+                    rule=f"{rule}, within the strict float32 error bound (docs/tolerances.md)",
+                    legal=Expected(values, kind="within", center=y, bound=last + legal_error,
                                    nan_ok=nan_ok,
-                                   rule=f"linear, within the legal envelope of {precision} under "
+                                   rule=f"{rule}, within the legal envelope of {precision} under "
                                         f"the {D3D_RULES} (docs/tolerances.md)"))
 
 

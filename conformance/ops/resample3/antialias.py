@@ -38,10 +38,10 @@ import numpy as np
 
 from conformance.expected import Expected
 from conformance.ops.resample import (
-    D3D_RULES,
     FLOAT16_OP_ERROR,
     FLOAT32_MIN_NORMAL,
     FLOAT32_OP_ERROR,
+    interpolated,
 )
 
 #: Where the page decides whether a dimension is antialiased: "1/Scales > 2".
@@ -212,25 +212,4 @@ def antialiased(x: np.ndarray, axes: list[Axis], half: bool = False) -> Expected
                        + flush)
     rule = ("antialiased linear (the triangle stretched by 1 / Scale where 1 / Scale > 2, "
             "weights normalised by their sum, edges repeated; notes §10)")
-    if np.issubdtype(dtype, np.integer):
-        info = np.iinfo(dtype)
-        center = np.clip(y, info.min, info.max)
-        values = np.rint(center).astype(dtype)
-        neighbour = np.nextafter(1.0, 0.0)
-        rule = f"{rule}, either integer neighbour of the exact value (notes §4)"
-        return Expected(values, kind="within", center=center, bound=neighbour + strict_error,
-                        rule=rule,
-                        legal=Expected(values, kind="within", center=center,
-                                       bound=neighbour + legal_error,
-                                       rule=f"{rule}, widened by the float32 error {D3D_RULES} "
-                                            "allow"))
-    values = y.astype(dtype)
-    with np.errstate(invalid="ignore", over="ignore"):
-        last = np.spacing(np.abs(values)).astype(np.float64)
-    precision = "FLOAT16 math in half precision" if half else "float32 math"
-    return Expected(values, kind="within", center=y, bound=last + strict_error, nan_ok=nan_ok,
-                    rule=f"{rule}, within the strict float32 error bound (docs/tolerances.md)",
-                    legal=Expected(values, kind="within", center=y, bound=last + legal_error,
-                                   nan_ok=nan_ok,
-                                   rule=f"{rule}, within the legal envelope of {precision} "
-                                        f"under the {D3D_RULES} (docs/tolerances.md)"))
+    return interpolated(y, dtype, strict_error, legal_error, rule, nan_ok, half)
