@@ -1,5 +1,5 @@
 """Misreadings of RESAMPLE2's RoundingDirection (RESAMPLE3 has it too), in the Misreading API of
-conformance/misreadings (key, reading, operators, contradicts, run, applies, mandatory).
+conformance.judge.misreadings (key, reading, operators, contradicts, run, applies, mandatory).
 
 The page: "RoundingDirection: The direction to round along each axis when mapping fractional
 coordinates back to input pixels ... this affects only DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR.
@@ -11,7 +11,7 @@ read wrongly, reading and writing the buffers through their strides like a backe
 Not listed, because they are the page's reading in other words: rounding before clamping (floor
 and ceil of a coordinate beyond the edge, clamped, select the edge element as clamping first
 does); truncation toward zero (the clamped coordinate is never negative, so it is floor).
-The coordinate and linear misreadings of RESAMPLE1 (conformance/misreadings/resample.py) apply
+The coordinate and linear misreadings of RESAMPLE1 (conformance/ops/resample/misreadings.py) apply
 to RESAMPLE2 and RESAMPLE3 unchanged: their `operators` are to name these two as well.
 """
 

@@ -1,4 +1,4 @@
-"""Misreadings of RESAMPLE3's Antialiased, in the Misreading API of conformance/misreadings.
+"""Misreadings of RESAMPLE3's Antialiased, in the Misreading API of conformance.judge.misreadings.
 
 The page: "Antialiasing is achieved by stretching the resampling filter by a factor
 max(1, 1 / scale), which means that when downsampling, more input pixels contribute to an output
