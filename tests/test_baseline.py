@@ -15,10 +15,7 @@ from conformance import results
 from conformance.cli import main
 from conformance.results import Result, baseline
 from conformance.results import diff as run_diff
-
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented"
-BROKEN = Path(__file__).resolve().parent / "broken_backends.py"
+from tests.support import BROKEN, DOCUMENTED
 
 D2S1_DCR = "documented/depth_to_space1/example-1-depth-column-row"
 D2S1_CRD = "documented/depth_to_space1/example-2-column-row-depth"

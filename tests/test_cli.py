@@ -16,10 +16,7 @@ import pytest
 
 from conformance.casefile import load_cases
 from conformance.cli import main
-
-ROOT = Path(__file__).resolve().parent.parent
-CASES = ROOT / "cases"
-BROKEN = Path(__file__).resolve().parent / "broken_backends.py"
+from tests.support import BROKEN, CASES
 
 D2S1_CRD = "documented/depth_to_space1/example-2-column-row-depth"
 ROW_MAJOR = "documented/strides/2d-row-major"

@@ -39,14 +39,10 @@ from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.session.runner import run_case, run_cases
 from conformance.tensors import DataType
+from tests.support import DXDISPATCH_STANDIN, ROOT, SUPPORT
+from tests.support import dxdispatch_standin as standin
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-import dxdispatch_standin as standin  # noqa: E402
-
-STANDIN = [sys.executable, str(HERE / "dxdispatch_standin.py")]
+STANDIN = [sys.executable, str(DXDISPATCH_STANDIN)]
 #: DML_TENSOR_DATA_TYPE names DxDispatch parses (JsonParsersGenerated.cpp ParseDmlTensorDataType)
 DXDISPATCH_TYPES = {f"DML_TENSOR_DATA_TYPE_{t}" for t in (
     "FLOAT32 FLOAT16 UINT32 UINT16 UINT8 INT32 INT16 INT8 FLOAT64 UINT64 INT64".split())}
@@ -343,7 +339,7 @@ def test_the_executable_is_found_by_argument_variable_or_path(
     assert run_case(by_id[D2S1_CRD], DxDispatchBackend()).status == "PASS"
     monkeypatch.setenv(ENV_COMMAND, f"{sys.executable} {STANDIN[1]}")  # a command line
     assert DxDispatchBackend().command == STANDIN
-    monkeypatch.chdir(HERE)
+    monkeypatch.chdir(SUPPORT)
     assert DxDispatchBackend(command=[sys.executable, "dxdispatch_standin.py"]).command == STANDIN
 
 

@@ -20,10 +20,8 @@ from conformance.cli import main
 from conformance.generate import invalid
 from conformance.ops import OperatorCall
 from conformance.tensors import read_tensor, write_tensor
+from tests.support import BROKEN, HOSTILE, SWAPPED
 
-HERE = Path(__file__).resolve().parent
-BROKEN = HERE / "broken_backends.py"
-SWAPPED = f"{BROKEN}:SwappedOrderBackend"
 ACCEPT_ALL = f"{BROKEN}:AcceptAllBackend"
 BATCH_BLIND = f"{Path(__file__).resolve()}:BatchBlindBackend"
 
@@ -142,7 +140,7 @@ def test_a_crashing_native_backend_is_explored_in_a_worker(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A crash is a failing example like any other: shrunk (each crash costs a fresh worker),
     written, reproduced through a worker; the explorer survives it."""
-    exiting = f"{HERE / 'hostile_backends.py'}:ExitBackend"
+    exiting = f"{HOSTILE}:ExitBackend"
     code = main(["explore", "--backend", exiting, "--family", "tables", "--max-examples", "40",
                  "--out", str(tmp_path)])
     err = capsys.readouterr().err

@@ -5,10 +5,8 @@ family that does not touch its fault (the catch is specific)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -17,14 +15,10 @@ from conformance.backend import Backend
 from conformance.casefile import Case, load_cases, select
 from conformance.results import Result, decisive, exit_status
 from conformance.session.runner import run_cases
+from tests.support import GENERATED
+from tests.support import broken_backends as bb
+from tests.support import family_backends as fb
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:  # the test doubles sit beside this file
-    sys.path.insert(0, str(HERE))
-import broken_backends as bb  # noqa: E402
-import family_backends as fb  # noqa: E402
-
-GENERATED = HERE.parent / "cases" / "generated"
 DEPTH_SPACE = {"DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1"}
 RESAMPLE = {"RESAMPLE", "RESAMPLE1"}
 #: Family -> the operators it applies to (a family must cover each, and only these).

@@ -19,10 +19,8 @@ import pytest
 from conformance import report
 from conformance.cli import main
 from conformance.session import remote
+from tests.support import CHEATS, DOCUMENTED, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented"
-CHEATS = Path(__file__).resolve().parent / "cheating_backends.py"
 VICTIMS = ("documented/depth_to_space/example", "documented/space_to_depth/example")
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX fds, fork, signals")

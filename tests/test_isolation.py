@@ -15,10 +15,8 @@ import pytest
 from conformance.cli import main
 from conformance.results import FAILING
 from conformance.session import workers
+from tests.support import DOCUMENTED, HOSTILE
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented"
-HOSTILE = Path(__file__).resolve().parent / "hostile_backends.py"
 VICTIMS = ("documented/depth_to_space/example", "documented/space_to_depth/example")
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

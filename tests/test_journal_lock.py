@@ -15,14 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
-from test_resume import comparable
 
 from conformance.cli import main
 from conformance.session import journal
+from tests.support import DOCUMENTED, HOSTILE, ROOT, comparable
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented"
-HOSTILE = Path(__file__).resolve().parent / "hostile_backends.py"
 RUN = {"backend": "numpy", "feature_level": "highest", "execution_flags": [],
        "case_set_sha256": "ab" * 32, "shard": None, "started_at": "2026-01-01T00:00:00+00:00"}
 

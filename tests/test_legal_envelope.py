@@ -9,11 +9,9 @@ the test cannot pass vacuously, and the emulated arithmetic is checked on hand-c
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,11 +26,8 @@ from conformance.ops.resample import coordinates
 from conformance.results import PASSING, Result
 from conformance.session.runner import run_case
 from conformance.tensors import DataType, TensorDesc, read_tensor
-
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:  # the test doubles sit beside this file
-    sys.path.insert(0, str(HERE))
-import legal_backends as lb  # noqa: E402
+from tests.support import CASES
+from tests.support import legal_backends as lb
 
 F32, F16 = np.float32, np.float16
 #: Hand-made cases that exercise a rule no committed linear case reaches: float32 denormal inputs
@@ -62,7 +57,7 @@ cases:
 @cache
 def mandatory_cases() -> tuple[Case, ...]:
     """The committed mandatory (not ambiguous) RESAMPLE/RESAMPLE1 cases, and RULE_CASES."""
-    committed = load_cases([HERE.parent / "cases"])
+    committed = load_cases([CASES])
     chosen = [c for c in committed if c.ambiguous is None
               and set(c.operators) <= {"RESAMPLE", "RESAMPLE1"}]
     return (*chosen, *load_text(RULE_CASES, "tests/test_legal_envelope.py"))

@@ -13,15 +13,14 @@ import pytest
 from conformance.casefile import case_set_hash, load_cases
 from conformance.cli import main
 from conformance.session import shards
+from tests.support import DOCUMENTED, GENERATED, SWAPPED
 
-ROOT = Path(__file__).resolve().parent.parent
-SWAPPED = f"{Path(__file__).resolve().parent / 'broken_backends.py'}:SwappedOrderBackend"
 #: documented cases, the invalid family (rejections), the ties (ambiguous) and the large
 #: family: PASS, FAIL with grids and mismatches, rejected descs, ambiguous results.
-SELECTION = ["--cases", str(ROOT / "cases" / "documented"),
-             "--cases", str(ROOT / "cases" / "generated" / "invalid"),
-             "--cases", str(ROOT / "cases" / "generated" / "offsets" / "ties.yaml"),
-             "--cases", str(ROOT / "cases" / "generated" / "large")]
+SELECTION = ["--cases", str(DOCUMENTED),
+             "--cases", str(GENERATED / "invalid"),
+             "--cases", str(GENERATED / "offsets" / "ties.yaml"),
+             "--cases", str(GENERATED / "large")]
 TIMING = ("duration_s",)
 RUN_TIMING = ("started_at", "finished_at", "duration_s", "command", "execution", "shard")
 
@@ -135,11 +134,11 @@ def test_merge_refuses_what_is_not_one_run(serial: dict, tmp_path: Path,
 
 def test_a_shard_of_an_empty_share_is_an_empty_document(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
-    args = ["run", "-q", "--json", str(out), "--cases", str(ROOT / "cases" / "documented"),
+    args = ["run", "-q", "--json", str(out), "--cases", str(DOCUMENTED),
             "-k", "documented/depth_to_space/example"]
     assert main([*args, "--shard", "2/2"]) == 0
     doc = json.loads(out.read_text())
     assert doc["results"] == [] and doc["shard"]["cases"] == 0 and doc["shard"]["of_cases"] == 1
-    cases = load_cases([ROOT / "cases" / "documented"])
+    cases = load_cases([DOCUMENTED])
     assert doc["shard"]["full_case_set_sha256"] == case_set_hash(
         [c for c in cases if c.id == "documented/depth_to_space/example"])

@@ -13,10 +13,7 @@ import pytest
 from conformance import report
 from conformance.cli import main
 from conformance.results import FORMAT, STATUSES
-
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented"
-SWAPPED = f"{ROOT / 'tests' / 'broken_backends.py'}:SwappedOrderBackend"
+from tests.support import DOCUMENTED, SWAPPED
 
 NASTY_ID = 'weird/<script>alert("x")</script>/a&b \'q\' ]]> \x01end'
 NASTY_MESSAGE = 'OutputTensor: <script>&amp; "quoted" \'single\' ]]> bell\x07 | pipe\nsecond line'

@@ -10,16 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_report import EVIL, EVIL_URL, PAYLOADS, hostile_document
-from test_report_html import (
+
+from conformance import report
+from tests.test_report import EVIL, EVIL_URL, PAYLOADS, hostile_document
+from tests.test_report_html import (
     MARKUP_ID,
     MARKUP_MESSAGE,
     WARNED_ID,
     mixed_document,
     synthetic_document,
 )
-
-from conformance import report
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

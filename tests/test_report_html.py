@@ -13,15 +13,12 @@ from pathlib import Path
 
 import pytest
 from markupsafe import escape
-from test_report import CRASH, EVIL, EVIL_URL, PAYLOADS, document, hostile_document, result
 
 from conformance import report
 from conformance.cli import main
 from conformance.results import STATUSES
-
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented"
-SWAPPED = f"{ROOT / 'tests' / 'broken_backends.py'}:SwappedOrderBackend"
+from tests.support import DOCUMENTED, SWAPPED
+from tests.test_report import CRASH, EVIL, EVIL_URL, PAYLOADS, document, hostile_document, result
 
 MARKUP = "<script>alert(1)</script>"
 MARKUP_ID = f"generated/weird/{MARKUP}/</script>/float32"
@@ -253,10 +250,10 @@ def test_cli_run_html(tmp_path: Path) -> None:
 def test_compare_writes_the_new_report_with_a_comparison_section(tmp_path: Path) -> None:
     from conformance.cli import main
 
-    cases = str(Path(__file__).resolve().parent.parent / "cases" / "documented")
+    cases = str(DOCUMENTED)
     old, new = tmp_path / "old.json", tmp_path / "new.json"
     assert main(["run", "-q", "--cases", cases, "--json", str(old)]) == 0
-    broken = str(Path(__file__).resolve().parent / "broken_backends.py") + ":SwappedOrderBackend"
+    broken = SWAPPED
     assert main(["run", "-q", "--cases", cases, "--json", str(new), "--backend", broken]) == 1
     page = tmp_path / "compare.html"
     assert main(["compare", str(old), str(new), "--html", str(page)]) == 1
@@ -269,8 +266,8 @@ def test_compare_writes_the_new_report_with_a_comparison_section(tmp_path: Path)
 def test_a_failure_shows_its_tensors_as_grids_with_the_differences_marked(tmp_path: Path) -> None:
     from conformance.cli import main
 
-    cases = str(Path(__file__).resolve().parent.parent / "cases" / "documented")
-    broken = str(Path(__file__).resolve().parent / "broken_backends.py") + ":SwappedOrderBackend"
+    cases = str(DOCUMENTED)
+    broken = SWAPPED
     page = tmp_path / "r.html"
     assert main(["run", "-q", "--cases", cases, "--json", str(tmp_path / "r.json"),
                  "--backend", broken, "-k", "depth_to_space1/example-2", "--html",

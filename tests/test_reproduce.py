@@ -19,11 +19,10 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from conformance import report
 from conformance.cli import main
 from conformance.session import chosen_level, reproduce_command
+from tests.support import SWAPPED
 
 pytest_plugins = ["pytester"]
 
-HERE = Path(__file__).resolve().parent
-SWAPPED = f"{HERE / 'broken_backends.py'}:SwappedOrderBackend"
 FLAGS = "DISABLE_META_COMMANDS|ALLOW_HALF_PRECISION_COMPUTATION"
 PLUGIN = ([] if any(ep.name == "dmlconf" for ep in entry_points(group="pytest11"))
           else ["-p", "conformance.pytest_plugin"])

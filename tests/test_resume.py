@@ -18,18 +18,7 @@ import pytest
 from conformance import results
 from conformance.cli import main
 from conformance.session import journal
-
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented"
-HOSTILE = Path(__file__).resolve().parent / "hostile_backends.py"
-RUN_TIMING = ("started_at", "finished_at", "duration_s", "execution", "command")
-
-
-def comparable(doc: dict) -> dict:
-    out = {k: v for k, v in doc.items() if k not in RUN_TIMING}
-    out["results"] = [{k: v for k, v in r.items() if k != "duration_s"}
-                      for r in doc["results"]]
-    return out
+from tests.support import DOCUMENTED, HOSTILE, ROOT, comparable
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,7 @@ from conformance.casefile import load_cases
 from conformance.cli import main
 from conformance.results import Result
 from conformance.session import runner
-
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented"
-HERE = Path(__file__).resolve().parent
+from tests.support import BROKEN, DOCUMENTED, HOSTILE
 
 
 def run(tmp_path: Path, *args: str) -> tuple[int, dict]:
@@ -50,7 +47,7 @@ def test_retry_failures_tells_flaky_from_deterministic() -> None:
 
 def test_a_flaky_backend_is_told_flaky(tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    code, doc = run(tmp_path, "--backend", f"{HERE / 'hostile_backends.py'}:FlakyBackend",
+    code, doc = run(tmp_path, "--backend", f"{HOSTILE}:FlakyBackend",
                     "-k", "strides", "--retries", "2")
     assert code == 1  # still failing: a failure seen once is a failure
     failing = [r for r in doc["results"] if r["status"] == "FAIL"]
@@ -61,13 +58,13 @@ def test_a_flaky_backend_is_told_flaky(tmp_path: Path,
 
 
 def test_a_deterministic_failure_and_a_crash_are_the_same_every_time(tmp_path: Path) -> None:
-    code, doc = run(tmp_path, "--backend", f"{HERE / 'broken_backends.py'}:SwappedOrderBackend",
+    code, doc = run(tmp_path, "--backend", f"{BROKEN}:SwappedOrderBackend",
                     "--retries", "1")
     failing = [r for r in doc["results"] if r["status"] == "FAIL"]
     assert code == 1 and len(failing) == 4
     assert all(r["info"] == ["2 tries: FAIL, FAIL (the same every time)"] for r in failing)
     assert not any(r["message"].startswith("FLAKY") for r in doc["results"])
-    code, doc = run(tmp_path, "--backend", f"{HERE / 'hostile_backends.py'}:SegfaultBackend",
+    code, doc = run(tmp_path, "--backend", f"{HOSTILE}:SegfaultBackend",
                     "--retries", "1", "-k", "depth_to_space/")
     (crashed,) = [r for r in doc["results"] if r["status"] == "ERROR"]
     assert crashed["info"] == ["2 tries: ERROR, ERROR (the same every time)"]

@@ -5,7 +5,6 @@ and the results document (conformance.results) written from them."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -21,13 +20,8 @@ from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.session import runner
 from conformance.tensors import DataType
-
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:  # broken_backends.py sits beside this file
-    sys.path.insert(0, str(HERE))
-import broken_backends as bb  # noqa: E402
-
-DOCUMENTED = HERE.parent / "cases" / "documented"
+from tests.support import DOCUMENTED
+from tests.support import broken_backends as bb
 
 D2S = "documented/depth_to_space/example"  # DEPTH_TO_SPACE, UINT32, 2_1
 D2S1_DCR = "documented/depth_to_space1/example-1-depth-column-row"

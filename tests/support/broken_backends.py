@@ -1,8 +1,8 @@
 """Deliberately broken backends: TEST DOUBLES ONLY, never implementations to certify.
 
 Each class below is the NumPy reference backend with exactly one fault built in, so that a test
-can run it through the runner (or `dmlconf run --backend tests/broken_backends.py:Class`) and
-check that the fault is caught with the right status and a message a reader understands:
+can run it through the runner (or `dmlconf run --backend tests/support/broken_backends.py:Class`)
+and check that the fault is caught with the right status and a message a reader understands:
 
 - OverrunBackend          writes a few bytes past the end of its output buffer  -> FAIL (guard)
 - InputWriterBackend      changes a byte of its input buffer                     -> FAIL (input)

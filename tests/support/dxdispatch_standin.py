@@ -3,7 +3,7 @@
 certifies nothing; it lets the tests drive backends/dxdispatch.py end to end where no D3D12
 adapter exists.
 
-    python tests/dxdispatch_standin.py [-a NAME] [-d] model.json
+    python tests/support/dxdispatch_standin.py [-a NAME] [-d] model.json
 
 It reads the DxDispatch JSON models that backends/dxdispatch.py writes, the way DxDispatch
 does (DxDispatch/src/model/JsonParsers.cpp, JsonParsersGenerated.cpp in microsoft/DirectML),
@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

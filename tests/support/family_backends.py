@@ -20,7 +20,7 @@ the backend passes families that do not touch its fault):
 - TiledBackend               leaves the last column of outputs wider than 64 unwritten
                                                                       -> large FAILs
 
-(The invalid family is checked with tests/broken_backends.py's AcceptAllBackend.)
+(The invalid family is checked with tests/support/broken_backends.py's AcceptAllBackend.)
 
 The resample doubles compute through the operator spec (conformance.ops) with patched
 attributes or coordinates, never with a copy of the reference.

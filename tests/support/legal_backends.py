@@ -381,7 +381,7 @@ def claims(cls: type[LegalResampleBackend]) -> Capabilities:
     """What the reference claims (the operators its execute runs), the EMULATED ones narrowed
     to cls.types."""
     full = Capabilities.full(ops.OPERATORS, f"{cls.name}: legal Direct3D arithmetic, emulated "
-                                            "(tests/legal_backends.py)")
+                                            "(tests/support/legal_backends.py)")
     narrowed = {op: types & cls.types if cls.types and op in EMULATED else types
                 for op, types in full.operators.items()}
     return replace(full, operators=narrowed)
