@@ -20,8 +20,8 @@ from conformance.levels import HIGHEST
 from conformance.ops.base import OperatorSpec
 from conformance.ops.examples import Breaking, ExampleCall
 from conformance.tensors import TensorDesc
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 HARNESS = ROOT / "conformance"
 PACKAGES = sorted(set(ops.PACKAGES.values()))
 

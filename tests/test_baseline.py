@@ -15,7 +15,7 @@ from conformance import results
 from conformance.cli import main
 from conformance.results import Result, baseline
 from conformance.results import diff as run_diff
-from tests.support import BROKEN, DOCUMENTED
+from tests.support import BROKEN, DOCUMENTED, Dmlconf, dmlconf_in, statuses
 
 D2S1_DCR = "documented/depth_to_space1/example-1-depth-column-row"
 D2S1_CRD = "documented/depth_to_space1/example-2-column-row-depth"
@@ -31,21 +31,17 @@ def write_baseline(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def run(tmp_path: Path, backend: str, *args: str, name: str = "results.json",
+def run(dmlconf: Dmlconf, backend: str, *args: str, name: str = "results.json",
         k: tuple[str, ...] = ()) -> tuple[int, dict]:
-    out = tmp_path / name
+    """The documented cases (those each -k of k selects) on a broken backend."""
     selection = [a for p in k for a in ("-k", p)]
-    code = main(["run", "-q", "--backend", f"{BROKEN}:{backend}", "--cases", str(DOCUMENTED),
-                 "--json", str(out), *selection, *args])
-    return code, json.loads(out.read_text(encoding="utf-8"))
-
-
-def statuses(doc: dict) -> dict[str, str]:
-    return {r["id"]: r["status"] for r in doc["results"]}
+    return dmlconf("--backend", f"{BROKEN}:{backend}", "--cases", str(DOCUMENTED), *selection,
+                   *args, name=name)
 
 
 # -- run --baseline -----------------------------------------------------------------------------
-def test_known_failures_become_xfail_and_do_not_fail_the_run(tmp_path: Path) -> None:
+def test_known_failures_become_xfail_and_do_not_fail_the_run(
+        tmp_path: Path, dmlconf: Dmlconf) -> None:
     path = write_baseline(tmp_path, """\
         expected_failures:
           - cases: "documented/*_to_*1/example-*"
@@ -54,7 +50,7 @@ def test_known_failures_become_xfail_and_do_not_fail_the_run(tmp_path: Path) -> 
             issue: https://example.com/issues/6
             expires: 2999-12-31
         """)
-    code, doc = run(tmp_path, "SwappedOrderBackend", "--baseline", str(path), "--strict")
+    code, doc = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path), "--strict")
     assert code == 0  # strict too: no XPASS
     got = statuses(doc)
     assert {i for i, s in got.items() if s == "XFAIL"} == SWAPPED
@@ -74,12 +70,13 @@ def test_known_failures_become_xfail_and_do_not_fail_the_run(tmp_path: Path) -> 
     assert doc["verdict"]["2_0"]["conformant"] is True
 
 
-def test_status_must_match_and_errors_are_baselined_as_error(tmp_path: Path) -> None:
+def test_status_must_match_and_errors_are_baselined_as_error(
+        tmp_path: Path, dmlconf: Dmlconf) -> None:
     path = write_baseline(tmp_path, """\
         - {cases: depth_to_space1, status: FAIL, reason: not this status}
         - {cases: space_to_depth1, status: ERROR, reason: device removal}
         """)
-    code, doc = run(tmp_path, "RaisingBackend", "--baseline", str(path),
+    code, doc = run(dmlconf, "RaisingBackend", "--baseline", str(path),
                     k=("depth_to_space1", "space_to_depth1"))
     assert code == 1  # the depth_to_space1 ERRORs are not FAILs: not expected
     got = statuses(doc)
@@ -90,7 +87,7 @@ def test_status_must_match_and_errors_are_baselined_as_error(tmp_path: Path) -> 
 
 
 def test_xpass_is_reported_and_fails_only_with_strict(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_baseline(tmp_path, """\
         - cases: "documented/*_to_*1/example-*"
           status: FAIL
@@ -99,7 +96,7 @@ def test_xpass_is_reported_and_fails_only_with_strict(
           status: FAIL
           reason: thought broken
         """)
-    code, doc = run(tmp_path, "SwappedOrderBackend", "--baseline", str(path))
+    code, doc = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path))
     assert code == 0
     assert statuses(doc)[ROW_MAJOR] == "XPASS"
     assert doc["baseline"]["xpass"] == [ROW_MAJOR]
@@ -108,18 +105,18 @@ def test_xpass_is_reported_and_fails_only_with_strict(
     assert doc["summary"]["XPASS"] == 1
     assert doc["verdict"]["2_0"]["conformant"] is True  # an XPASS is a pass
     assert f"XPASS {ROW_MAJOR}" in capsys.readouterr().out
-    code, _ = run(tmp_path, "SwappedOrderBackend", "--baseline", str(path), "--strict")
+    code, _ = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path), "--strict")
     assert code == 1
 
 
 def test_stale_entries_by_no_match_and_by_expiry(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_baseline(tmp_path, """\
         - {cases: "documented/depth_to_space1/*", status: FAIL, reason: live}
         - {cases: no/such/case, status: ERROR, reason: fixed long ago}
         - {cases: space_to_depth1, status: FAIL, reason: old, expires: 2000-01-01}
         """)
-    code, doc = run(tmp_path, "SwappedOrderBackend", "--baseline", str(path))
+    code, doc = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path))
     assert code == 1  # an expired entry expects nothing: its cases FAIL again
     got = statuses(doc)
     assert {got[D2S1_DCR], got[D2S1_CRD]} == {"XFAIL"}
@@ -215,9 +212,9 @@ def test_missing_baseline_and_strict_alone_are_usage_errors(
     assert not out.exists()
 
 
-def test_empty_baseline_changes_nothing(tmp_path: Path) -> None:
+def test_empty_baseline_changes_nothing(tmp_path: Path, dmlconf: Dmlconf) -> None:
     path = write_baseline(tmp_path, "expected_failures: []\n")
-    code, doc = run(tmp_path, "SwappedOrderBackend", "--baseline", str(path))
+    code, doc = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path))
     assert code == 1 and doc["summary"]["FAIL"] == 4
     assert doc["baseline"] == {"path": str(path), "xpass": [], "stale": []}
 
@@ -238,7 +235,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ("late", "LateRejectBackend", (), ()),
         ("late_fewer", "LateRejectBackend", (), ("depth_to_space1", "strides")),
     ]:
-        run(tmp, backend, *args, name=f"{name}.json", k=k)
+        run(dmlconf_in(tmp), backend, *args, name=f"{name}.json", k=k)
         out[name] = tmp / f"{name}.json"
     return out
 

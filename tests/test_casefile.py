@@ -32,9 +32,8 @@ from conformance.casefile import (
 )
 from conformance.levels import FeatureLevel
 from conformance.tensors import DataType, TensorDesc
+from tests.support import CASES, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-CASES = ROOT / "cases"
 SCHEMA = ROOT / "conformance" / "casefile" / "case.schema.json"
 
 # A valid single-call case; the comments number the lines the tests below refer to.

@@ -9,8 +9,8 @@ from pathlib import Path
 import yaml
 
 from conformance import cli
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 TEXT = (ROOT / "docs" / "ci-example.md").read_text()
 
 

@@ -38,9 +38,8 @@ from conformance.casefile import (
     load_file,
     load_text,
 )
+from tests.support import CASES
 
-ROOT = Path(__file__).resolve().parents[1]
-CASES = ROOT / "cases"
 NAME = "fuzz.yaml"
 
 # Reproducible in CI: a fixed sequence of examples, no example database. A longer search:

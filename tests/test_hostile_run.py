@@ -4,7 +4,6 @@ case too large for the memory cap is refused before anything is allocated."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -15,11 +14,10 @@ from conformance import results
 from conformance.casefile import CaseFileError, load_text
 from conformance.cli import main, parse_size
 from conformance.session import runner
+from tests.support import DOCUMENTED, Dmlconf
 
 resource = pytest.importorskip("resource")  # POSIX: the test measures the memory used
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented"
 
 HUGE = """
 cases:
@@ -59,13 +57,11 @@ def folder(tmp_path: Path) -> Path:
     return cases
 
 
-def test_bad_files_are_listed_and_the_rest_runs(folder: Path, tmp_path: Path,
+def test_bad_files_are_listed_and_the_rest_runs(folder: Path, tmp_path: Path, dmlconf: Dmlconf,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    out, html, junit = tmp_path / "r.json", tmp_path / "r.html", tmp_path / "r.xml"
-    code = main(["run", "-q", "--cases", str(folder), "--json", str(out), "--html", str(html),
-                 "--junit", str(junit)])
+    html, junit = tmp_path / "r.html", tmp_path / "r.xml"
+    code, doc = dmlconf("--cases", str(folder), "--html", str(html), "--junit", str(junit))
     assert code == 1  # every case that ran passed, but the run is incomplete
-    doc = json.loads(out.read_text())
     assert doc["complete"] is False and doc["summary"]["PASS"] == len(doc["results"])
     assert {r["id"] for r in doc["results"]} >= {"documented/depth_to_space/example"}
     problems = {Path(e["file"]).name: e for e in doc["load_errors"]}
@@ -86,7 +82,7 @@ def test_bad_files_are_listed_and_the_rest_runs(folder: Path, tmp_path: Path,
     page = html.read_text()
     assert "INCOMPLETE" in page and "bomb.yaml" in page
     assert "not-yaml.yaml" in junit.read_text()
-    assert results.read(out)["load_errors"] == doc["load_errors"]
+    assert results.read(tmp_path / "results.json")["load_errors"] == doc["load_errors"]
 
 
 def test_list_names_the_problems_and_lists_the_rest(folder: Path,
@@ -115,16 +111,15 @@ def test_a_huge_case_is_refused_before_any_allocation(tmp_path: Path) -> None:
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50_000  # KiB
 
 
-def test_the_memory_cap_is_configurable(tmp_path: Path) -> None:
-    out = tmp_path / "r.json"
-    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
-                 "-k", "depth_to_space/example", "--memory-cap", "1000"]) == 1
-    doc = json.loads(out.read_text())
+def test_the_memory_cap_is_configurable(dmlconf: Dmlconf) -> None:
+    code, doc = dmlconf("--cases", str(DOCUMENTED), "-k", "depth_to_space/example",
+                        "--memory-cap", "1000")
+    assert code == 1
     r, = doc["results"]
     assert r["status"] == "ERROR" and "over the memory cap of 1,000 bytes" in r["message"]
     assert doc["execution"]["memory_cap_bytes"] == 1000
-    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
-                 "-k", "depth_to_space/example", "--memory-cap", "1M"]) == 0
+    assert dmlconf("--cases", str(DOCUMENTED), "-k", "depth_to_space/example",
+                   "--memory-cap", "1M")[0] == 0
 
 
 def test_parse_size() -> None:

@@ -19,18 +19,16 @@ import pytest
 from conformance import report
 from conformance.cli import main
 from conformance.session import remote
-from tests.support import CHEATS, DOCUMENTED, ROOT
+from tests.support import CHEATS, DOCUMENTED, ROOT, Dmlconf, result_of, statuses
 
 VICTIMS = ("documented/depth_to_space/example", "documented/space_to_depth/example")
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX fds, fork, signals")
 
 
-def run(tmp_path: Path, backend: str, *args: str) -> tuple[int, dict]:
-    out = tmp_path / "results.json"
-    code = main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
-                 "--backend", f"{CHEATS}:{backend}", *args])
-    return code, json.loads(out.read_text(encoding="utf-8"))
+def run(dmlconf: Dmlconf, backend: str, *args: str) -> tuple[int, dict]:
+    """The documented cases on a cheating backend."""
+    return dmlconf("--cases", str(DOCUMENTED), "--backend", f"{CHEATS}:{backend}", *args)
 
 
 def run_elsewhere(tmp_path: Path, backend: str, *args: str) -> tuple[int, dict, str]:
@@ -42,15 +40,6 @@ def run_elsewhere(tmp_path: Path, backend: str, *args: str) -> tuple[int, dict, 
          "--json", str(out), "--backend", f"{CHEATS}:{backend}", *args],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     return done.returncode, json.loads(out.read_text(encoding="utf-8")), done.stdout
-
-
-def statuses(doc: dict) -> dict[str, str]:
-    return {r["id"]: r["status"] for r in doc["results"]}
-
-
-def by_id(doc: dict, case_id: str) -> dict:
-    (found,) = [r for r in doc["results"] if r["id"] == case_id]
-    return found
 
 
 def check_the_rest_passed(doc: dict) -> None:
@@ -65,8 +54,8 @@ def check_the_rest_passed(doc: dict) -> None:
     ("PatchesGuards", "the backend wrote outside its buffer"),
 ])
 def test_a_backend_that_patches_the_judge_fails_in_an_isolated_run(
-        tmp_path: Path, backend: str, caught: str) -> None:
-    code, doc = run(tmp_path, backend, "--certify")
+        dmlconf: Dmlconf, backend: str, caught: str) -> None:
+    code, doc = run(dmlconf, backend, "--certify")
     assert code == 1
     assert doc["execution"]["isolated"] is True and doc["execution"]["tamper_proof"] is True
     assert set(statuses(doc).values()) == {"FAIL"}, statuses(doc)
@@ -93,25 +82,25 @@ def test_in_process_the_same_cheat_is_not_caught_and_the_run_is_labelled(
 
 
 # -- forged answers -------------------------------------------------------------------------------
-def test_garbage_on_the_channel_is_an_error_and_the_worker_is_replaced(tmp_path: Path) -> None:
-    code, doc = run(tmp_path, "GarbageAnswer")
+def test_garbage_on_the_channel_is_an_error_and_the_worker_is_replaced(dmlconf: Dmlconf) -> None:
+    code, doc = run(dmlconf, "GarbageAnswer")
     assert code == 1
     check_the_rest_passed(doc)
-    for r in (by_id(doc, v) for v in VICTIMS):
+    for r in (result_of(doc, v) for v in VICTIMS):
         assert r["status"] == "ERROR"
         assert r["message"].startswith("the backend's worker sent an answer the harness cannot "
                                        "trust (a frame of 1,346,458,451 bytes announced")
 
 
-def test_a_forged_ok_answer_still_gets_the_outputs_judged(tmp_path: Path) -> None:
+def test_a_forged_ok_answer_still_gets_the_outputs_judged(dmlconf: Dmlconf) -> None:
     """A well-formed answer written by the backend itself, for the very request it serves, is
     taken for the worker's; the judge still reads the outputs, which are unwritten: FAIL. The
     worker's own answer, which follows, is something unasked for: the worker is replaced before
     the next case, which passes."""
-    code, doc = run(tmp_path, "ForgedAnswer")
+    code, doc = run(dmlconf, "ForgedAnswer")
     assert code == 1
     check_the_rest_passed(doc)
-    assert [by_id(doc, v)["status"] for v in VICTIMS] == ["FAIL", "FAIL"]
+    assert [result_of(doc, v)["status"] for v in VICTIMS] == ["FAIL", "FAIL"]
 
 
 @pytest.mark.parametrize(("data", "why"), [
@@ -137,17 +126,17 @@ def test_an_answer_is_checked_field_by_field(data: bytes, why: str) -> None:
 def check_still_heard(doc: dict) -> None:
     """The second victim printed and exited: its output reached the harness, so the worker's
     log survived what the first victim did to fds 0-2."""
-    second = by_id(doc, VICTIMS[1])
+    second = result_of(doc, VICTIMS[1])
     assert second["status"] == "ERROR" and "exited with code 7" in second["message"]
     assert second["crash"]["output"] == "still heard\n"
 
 
 @posix_only
-def test_a_backend_that_closes_fds_0_to_2_costs_its_case(tmp_path: Path) -> None:
-    code, doc = run(tmp_path, "ClosesStdio")
+def test_a_backend_that_closes_fds_0_to_2_costs_its_case(dmlconf: Dmlconf) -> None:
+    code, doc = run(dmlconf, "ClosesStdio")
     assert code == 1
     check_the_rest_passed(doc)
-    first = by_id(doc, VICTIMS[0])
+    first = result_of(doc, VICTIMS[0])
     assert first["status"] == "ERROR"
     assert first["message"].startswith("the backend raised OSError: [Errno 9] Bad file "
                                        "descriptor")
@@ -155,41 +144,41 @@ def test_a_backend_that_closes_fds_0_to_2_costs_its_case(tmp_path: Path) -> None
 
 
 @posix_only
-def test_a_backend_that_dup2s_dev_null_over_fds_0_to_2_costs_its_case(tmp_path: Path) -> None:
-    code, doc = run(tmp_path, "NullStdio")
+def test_a_backend_that_dup2s_dev_null_over_fds_0_to_2_costs_its_case(dmlconf: Dmlconf) -> None:
+    code, doc = run(dmlconf, "NullStdio")
     assert code == 1
     check_the_rest_passed(doc)
-    assert by_id(doc, VICTIMS[0])["status"] == "FAIL"  # it computed nothing
+    assert result_of(doc, VICTIMS[0])["status"] == "FAIL"  # it computed nothing
     check_still_heard(doc)
 
 
 @posix_only
-def test_a_backend_that_floods_stdout_costs_its_case(tmp_path: Path) -> None:
+def test_a_backend_that_floods_stdout_costs_its_case(dmlconf: Dmlconf) -> None:
     """100 MB on stdout: the log is read from its end (a crash shows at most OUTPUT_TAIL
     characters of it) and emptied at the next case, never read whole."""
-    code, doc = run(tmp_path, "FloodsStdout")
+    code, doc = run(dmlconf, "FloodsStdout")
     assert code == 1
     check_the_rest_passed(doc)
-    assert by_id(doc, VICTIMS[0])["status"] == "FAIL"
+    assert result_of(doc, VICTIMS[0])["status"] == "FAIL"
     check_still_heard(doc)
 
 
 @posix_only
-def test_a_backend_that_closes_every_fd_costs_its_case(tmp_path: Path) -> None:
-    code, doc = run(tmp_path, "ClosesEveryFd")
+def test_a_backend_that_closes_every_fd_costs_its_case(dmlconf: Dmlconf) -> None:
+    code, doc = run(dmlconf, "ClosesEveryFd")
     assert code == 1
     check_the_rest_passed(doc)
-    first = by_id(doc, VICTIMS[0])
+    first = result_of(doc, VICTIMS[0])
     assert first["status"] == "ERROR" and first["crash"] is not None
 
 
-def test_a_backend_that_truncates_its_shared_buffers_costs_its_case(tmp_path: Path) -> None:
+def test_a_backend_that_truncates_its_shared_buffers_costs_its_case(dmlconf: Dmlconf) -> None:
     """The harness never maps the arena: reading it back short is the case's ERROR, not a
     SIGBUS in the harness."""
-    code, doc = run(tmp_path, "TruncatesArena")
+    code, doc = run(dmlconf, "TruncatesArena")
     assert code == 1
     check_the_rest_passed(doc)
-    for r in (by_id(doc, v) for v in VICTIMS):
+    for r in (result_of(doc, v) for v in VICTIMS):
         assert r["status"] == "ERROR" and "the shared buffer came back cut short" in r["message"]
 
 
@@ -220,23 +209,23 @@ def check_all_gone(pids_file: Path, expected: int) -> None:
 
 @posix_only
 def test_what_a_backend_forks_ends_with_its_worker_at_the_end_of_the_run(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, dmlconf: Dmlconf, monkeypatch: pytest.MonkeyPatch) -> None:
     pids = tmp_path / "pids"
     monkeypatch.setenv("DMLCONF_TEST_PIDS", str(pids))
-    code, doc = run(tmp_path, "Forks")
+    code, doc = run(dmlconf, "Forks")
     assert code == 0 and set(statuses(doc).values()) == {"PASS"}
     check_all_gone(pids, 2)
 
 
 @posix_only
 def test_what_a_backend_forks_ends_with_its_worker_at_a_timeout(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, dmlconf: Dmlconf, monkeypatch: pytest.MonkeyPatch) -> None:
     pids = tmp_path / "pids"
     monkeypatch.setenv("DMLCONF_TEST_PIDS", str(pids))
-    code, doc = run(tmp_path, "ForksAndHangs", "--timeout", "2", "--workers", "2")
+    code, doc = run(dmlconf, "ForksAndHangs", "--timeout", "2", "--workers", "2")
     assert code == 1
     check_the_rest_passed(doc)
-    assert [by_id(doc, v)["status"] for v in VICTIMS] == ["PASS", "TIMEOUT"]
+    assert [result_of(doc, v)["status"] for v in VICTIMS] == ["PASS", "TIMEOUT"]
     check_all_gone(pids, 2)
 
 
@@ -262,14 +251,13 @@ def test_what_a_backend_forks_ends_when_the_run_is_terminated(tmp_path: Path) ->
 
 # -- labels and --certify -------------------------------------------------------------------------
 def test_an_in_process_run_is_labelled_in_every_report(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    paths = {k: tmp_path / f"r.{k}" for k in ("json", "md", "html", "xml")}
-    args = ["run", "-q", "--cases", str(DOCUMENTED), "-k", "strides", "--json",
-            str(paths["json"]), "--markdown", str(paths["md"]), "--html", str(paths["html"]),
-            "--junit", str(paths["xml"])]
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
+    paths = {k: tmp_path / f"r.{k}" for k in ("md", "html", "xml")}
+    args = ["--cases", str(DOCUMENTED), "-k", "strides", "--markdown", str(paths["md"]),
+            "--html", str(paths["html"]), "--junit", str(paths["xml"])]
     for isolate, proof in (("--no-isolate", False), ("--isolate", True)):
-        assert main([*args, isolate]) == 0
-        doc = json.loads(paths["json"].read_text())
+        code, doc = dmlconf(*args, isolate)
+        assert code == 0
         assert doc["execution"]["tamper_proof"] is proof and report.tamper_proof(doc) is proof
         out = capsys.readouterr().out
         junit = paths["xml"].read_text()
@@ -297,17 +285,19 @@ def test_a_merged_run_is_tamper_proof_only_if_every_shard_was() -> None:
 
 
 def test_certify_forces_isolation_and_refuses_no_isolate(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "r.json"
-    args = ["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out), "-k", "strides"]
-    assert main([*args, "--certify", "--no-isolate"]) == 2
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "results.json"
+    args = ["--cases", str(DOCUMENTED), "-k", "strides"]
+    assert main(["run", "-q", "--json", str(out), *args, "--certify", "--no-isolate"]) == 2
     assert "--certify refuses --no-isolate" in capsys.readouterr().err
     assert not out.exists()
-    assert main(args) == 0  # numpy on 7 cases: in-process by default
-    assert json.loads(out.read_text())["execution"]["tamper_proof"] is False
+    code, doc = dmlconf(*args)
+    assert code == 0  # numpy on 7 cases: in-process by default
+    assert doc["execution"]["tamper_proof"] is False
     assert report.NOT_TAMPER_PROOF in capsys.readouterr().out
-    assert main([*args, "--certify"]) == 0
-    execution = json.loads(out.read_text())["execution"]
+    code, doc = dmlconf(*args, "--certify")
+    assert code == 0
+    execution = doc["execution"]
     assert execution["isolated"] is True and execution["tamper_proof"] is True
     assert execution["certify"] is True and execution["workers"] == 1
     assert report.NOT_TAMPER_PROOF not in capsys.readouterr().out

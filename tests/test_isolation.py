@@ -6,7 +6,6 @@ the others."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -15,18 +14,16 @@ import pytest
 from conformance.cli import main
 from conformance.results import FAILING
 from conformance.session import workers
-from tests.support import DOCUMENTED, HOSTILE
+from tests.support import DOCUMENTED, HOSTILE, Dmlconf
 
 VICTIMS = ("documented/depth_to_space/example", "documented/space_to_depth/example")
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 
-def run(tmp_path: Path, backend: str, *args: str) -> tuple[int, dict]:
-    out = tmp_path / "results.json"
-    code = main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
-                 "--backend", f"{HOSTILE}:{backend}", *args])
-    return code, json.loads(out.read_text(encoding="utf-8"))
+def run(dmlconf: Dmlconf, backend: str, *args: str) -> tuple[int, dict]:
+    """The documented cases on a hostile backend."""
+    return dmlconf("--cases", str(DOCUMENTED), "--backend", f"{HOSTILE}:{backend}", *args)
 
 
 def check_the_rest_passed(doc: dict) -> None:
@@ -43,8 +40,8 @@ def victims(doc: dict) -> list[dict]:
 
 
 @posix_only
-def test_a_segfault_is_an_error_with_the_signal_and_the_stack(tmp_path: Path) -> None:
-    code, doc = run(tmp_path, "SegfaultBackend")
+def test_a_segfault_is_an_error_with_the_signal_and_the_stack(dmlconf: Dmlconf) -> None:
+    code, doc = run(dmlconf, "SegfaultBackend")
     assert code == 1
     check_the_rest_passed(doc)
     for r in victims(doc):
@@ -61,15 +58,15 @@ def test_a_segfault_is_an_error_with_the_signal_and_the_stack(tmp_path: Path) ->
 
 
 @posix_only
-def test_an_abort_and_an_exit(tmp_path: Path) -> None:
-    code, doc = run(tmp_path, "AbortBackend")
+def test_an_abort_and_an_exit(dmlconf: Dmlconf) -> None:
+    code, doc = run(dmlconf, "AbortBackend")
     assert code == 1
     check_the_rest_passed(doc)
     for r in victims(doc):
         assert r["status"] == "ERROR" and "SIGABRT" in r["message"]
         assert r["crash"]["signal"] == "SIGABRT" and "Fatal Python error: Aborted" in \
             r["crash"]["output"]
-    code, doc = run(tmp_path, "ExitBackend")
+    code, doc = run(dmlconf, "ExitBackend")
     check_the_rest_passed(doc)
     for r in victims(doc):
         assert r["status"] == "ERROR" and "exited with code 3" in r["message"]
@@ -77,8 +74,8 @@ def test_an_abort_and_an_exit(tmp_path: Path) -> None:
                               "output": "giving up on this one\n"}
 
 
-def test_a_hang_is_a_timeout_and_the_worker_is_killed(tmp_path: Path) -> None:
-    code, doc = run(tmp_path, "HangBackend", "--timeout", "1.5")
+def test_a_hang_is_a_timeout_and_the_worker_is_killed(dmlconf: Dmlconf) -> None:
+    code, doc = run(dmlconf, "HangBackend", "--timeout", "1.5")
     assert code == 1
     check_the_rest_passed(doc)
     for r in victims(doc):
@@ -90,8 +87,8 @@ def test_a_hang_is_a_timeout_and_the_worker_is_killed(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(workers.data_segment_bytes() is None, reason="Linux: RLIMIT_DATA")
-def test_allocating_without_bound_ends_in_memory_error_under_the_cap(tmp_path: Path) -> None:
-    code, doc = run(tmp_path, "HogBackend", "--memory-cap", "256M")
+def test_allocating_without_bound_ends_in_memory_error_under_the_cap(dmlconf: Dmlconf) -> None:
+    code, doc = run(dmlconf, "HogBackend", "--memory-cap", "256M")
     assert code == 1
     check_the_rest_passed(doc)
     for r in victims(doc):
@@ -100,8 +97,8 @@ def test_allocating_without_bound_ends_in_memory_error_under_the_cap(tmp_path: P
     assert doc["execution"]["memory_cap_bytes"] == 256 << 20
 
 
-def test_a_memory_error_retires_the_worker_and_the_run_goes_on(tmp_path: Path) -> None:
-    code, doc = run(tmp_path, "LeakyBackend", "--workers", "2")
+def test_a_memory_error_retires_the_worker_and_the_run_goes_on(dmlconf: Dmlconf) -> None:
+    code, doc = run(dmlconf, "LeakyBackend", "--workers", "2")
     assert code == 1
     check_the_rest_passed(doc)
     for r in victims(doc):
@@ -129,22 +126,21 @@ def test_a_backend_that_cannot_be_built_in_a_worker_is_a_load_error(
     assert "has no NoSuchBackend" in capsys.readouterr().err
 
 
-def test_a_timeout_asked_for_isolates_any_backend(tmp_path: Path) -> None:
-    out = tmp_path / "r.json"
-    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out), "-k", "strides",
-                 "--timeout", "30"]) == 0
-    execution = json.loads(out.read_text())["execution"]
+def test_a_timeout_asked_for_isolates_any_backend(dmlconf: Dmlconf) -> None:
+    code, doc = dmlconf("--cases", str(DOCUMENTED), "-k", "strides", "--timeout", "30")
+    assert code == 0
+    execution = doc["execution"]
     assert execution["isolated"] is True and execution["timeout_s"] == 30
 
 
 def test_native_backends_are_isolated_by_default_and_in_process_on_request(
-        tmp_path: Path) -> None:
-    _, doc = run(tmp_path, "ExitBackend", "-k", "strides")  # native, no victim selected
+        tmp_path: Path, dmlconf: Dmlconf) -> None:
+    _, doc = run(dmlconf, "ExitBackend", "-k", "strides")  # native, no victim selected
     assert doc["execution"]["isolated"] is True and doc["execution"]["workers"] == 1
-    out = tmp_path / "r.json"
-    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["execution"]["isolated"] is False  # numpy, 18 cases
-    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
+    code, doc = dmlconf("--cases", str(DOCUMENTED), name="r.json")
+    assert code == 0
+    assert doc["execution"]["isolated"] is False  # numpy, 18 cases
+    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(tmp_path / "r.json"),
                  "--workers", "2", "--no-isolate"]) == 2
 
 
@@ -174,10 +170,10 @@ def test_each_lost_or_retired_worker_is_replaced_once(backend: str) -> None:
     assert started == 3  # the first worker, and one for each victim
 
 
-def test_the_timeout_is_per_case_not_per_chunk(tmp_path: Path) -> None:
+def test_the_timeout_is_per_case_not_per_chunk(dmlconf: Dmlconf) -> None:
     """18 cases of 0.2 s or more each (one call, two for the equivalence case) in one worker,
     sent in chunks: none reaches the 3 s timeout although the run takes longer."""
-    code, doc = run(tmp_path, "SlowBackend", "--timeout", "3", "--workers", "1",
+    code, doc = run(dmlconf, "SlowBackend", "--timeout", "3", "--workers", "1",
                     "--isolate")
     assert code == 0 and doc["summary"]["PASS"] == 18
     assert doc["duration_s"] > 3.6
@@ -213,12 +209,12 @@ def test_cases_per_worker_replaces_workers_and_keeps_the_results() -> None:
     assert started == 4  # after 5, 10 and 15 cases a fresh worker
 
 
-def test_one_case_per_worker_isolates_cases_from_each_other(tmp_path: Path) -> None:
+def test_one_case_per_worker_isolates_cases_from_each_other(dmlconf: Dmlconf) -> None:
     """A backend whose first call leaves its state corrupted: reused workers fail every later
     case; one case per worker passes them all."""
-    _, shared = run(tmp_path, "StickyBackend", "-k", "strides", "--workers", "1")
+    _, shared = run(dmlconf, "StickyBackend", "-k", "strides", "--workers", "1")
     assert [r["status"] for r in shared["results"]].count("FAIL") == 6
-    code, fresh = run(tmp_path, "StickyBackend", "-k", "strides", "--cases-per-worker", "1",
+    code, fresh = run(dmlconf, "StickyBackend", "-k", "strides", "--cases-per-worker", "1",
                       "--workers", "2")
     assert code == 0 and fresh["summary"]["PASS"] == 7
     assert fresh["execution"]["cases_per_worker"] == 1

@@ -18,7 +18,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.session import journal
-from tests.support import DOCUMENTED, HOSTILE, ROOT, comparable
+from tests.support import DOCUMENTED, HOSTILE, ROOT, Dmlconf, comparable
 
 RUN = {"backend": "numpy", "feature_level": "highest", "execution_flags": [],
        "case_set_sha256": "ab" * 32, "shard": None, "started_at": "2026-01-01T00:00:00+00:00"}
@@ -66,9 +66,9 @@ def test_a_second_run_on_the_same_results_file_is_refused_naming_the_first(
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_a_run_killed_with_sigkill_releases_its_lock_and_resumes(tmp_path: Path) -> None:
+def test_a_run_killed_with_sigkill_releases_its_lock_and_resumes(
+        tmp_path: Path, dmlconf: Dmlconf) -> None:
     out = tmp_path / "r.json"
-    whole = tmp_path / "whole.json"
     proc, args = slow_run(out)
     proc.send_signal(signal.SIGKILL)  # no handler runs: the lock file stays, naming it
     proc.communicate(timeout=60)
@@ -81,9 +81,10 @@ def test_a_run_killed_with_sigkill_releases_its_lock_and_resumes(tmp_path: Path)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{len(done)} case(s) done, {18 - len(done)} to run" in resumed.stderr
     assert not lock.exists() and not journal.path_for(out).exists()
-    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(whole),
-                 "--backend", f"{HOSTILE}:SlowBackend"]) == 0
-    assert comparable(json.loads(out.read_text())) == comparable(json.loads(whole.read_text()))
+    code, whole = dmlconf("--cases", str(DOCUMENTED), "--backend", f"{HOSTILE}:SlowBackend",
+                          name="whole.json")
+    assert code == 0
+    assert comparable(json.loads(out.read_text())) == comparable(whole)
 
 
 def test_the_journal_api_holds_the_lock_until_it_closes(tmp_path: Path) -> None:

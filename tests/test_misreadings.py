@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,9 +27,7 @@ from conformance.ops import OperatorCall
 from conformance.results import Result
 from conformance.session.runner import run_case
 from conformance.tensors import DataType, read_tensor, write_tensor
-
-ROOT = Path(__file__).resolve().parent.parent
-CASES = [ROOT / "cases" / "documented", ROOT / "cases" / "generated"]
+from tests.support import DOCUMENTED, GENERATED, ROOT
 
 
 class MisreadingBackend(Backend):
@@ -59,7 +56,7 @@ class MisreadingBackend(Backend):
 
 @cache
 def committed() -> tuple[Case, ...]:
-    cases = load_cases(CASES)
+    cases = load_cases([DOCUMENTED, GENERATED])
     # The readable family first: it is built so that every reading shows.
     return tuple(sorted(cases, key=lambda c: not c.id.startswith("generated/blocks/")))
 

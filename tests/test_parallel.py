@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from conformance.casefile import case_set_hash, load_cases
 from conformance.cli import main
 from conformance.session import shards
-from tests.support import DOCUMENTED, GENERATED, SWAPPED
+from tests.support import DOCUMENTED, GENERATED, SWAPPED, Dmlconf, comparable, dmlconf_in
 
 #: documented cases, the invalid family (rejections), the ties (ambiguous) and the large
 #: family: PASS, FAIL with grids and mismatches, rejected descs, ambiguous results.
@@ -21,25 +20,16 @@ SELECTION = ["--cases", str(DOCUMENTED),
              "--cases", str(GENERATED / "invalid"),
              "--cases", str(GENERATED / "offsets" / "ties.yaml"),
              "--cases", str(GENERATED / "large")]
-TIMING = ("duration_s",)
-RUN_TIMING = ("started_at", "finished_at", "duration_s", "command", "execution", "shard")
 
 
-def run(tmp_path: Path, name: str, *args: str, backend: str = SWAPPED) -> tuple[int, dict]:
-    out = tmp_path / f"{name}.json"
-    code = main(["run", "-q", "--json", str(out), "--backend", backend, *SELECTION, *args])
-    return code, json.loads(out.read_text(encoding="utf-8"))
-
-
-def without(doc: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    out = {k: v for k, v in doc.items() if k not in keys}
-    out["results"] = [{k: v for k, v in r.items() if k not in TIMING} for r in doc["results"]]
-    return out
+def run(dmlconf: Dmlconf, name: str, *args: str, backend: str = SWAPPED) -> tuple[int, dict]:
+    """The SELECTION on backend, its results in NAME.json."""
+    return dmlconf("--backend", backend, *SELECTION, *args, name=f"{name}.json")
 
 
 @pytest.fixture(scope="module")
 def serial(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    code, doc = run(tmp_path_factory.mktemp("serial"), "serial", "--no-isolate")
+    code, doc = run(dmlconf_in(tmp_path_factory.mktemp("serial")), "serial", "--no-isolate")
     assert code == 1 and doc["execution"]["isolated"] is False
     s = doc["summary"]
     assert s["PASS"] and s["FAIL"] and doc["ambiguous"]["PASS"], s
@@ -48,19 +38,19 @@ def serial(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
-def test_workers_give_the_serial_results(serial: dict, tmp_path: Path, workers: int) -> None:
-    code, doc = run(tmp_path, "parallel", "--workers", str(workers), "--isolate")
+def test_workers_give_the_serial_results(serial: dict, dmlconf: Dmlconf, workers: int) -> None:
+    code, doc = run(dmlconf, "parallel", "--workers", str(workers), "--isolate")
     assert code == 1
     assert doc["execution"]["workers"] == workers and doc["execution"]["isolated"] is True
-    assert without(doc, RUN_TIMING) == without(serial, RUN_TIMING)
+    assert comparable(doc, "shard") == comparable(serial, "shard")
 
 
-def test_each_worker_gets_its_share_of_the_cpus(tmp_path: Path,
+def test_each_worker_gets_its_share_of_the_cpus(dmlconf: Dmlconf,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("MKL_NUM_THREADS", "7")  # the user's own setting stays
-    _, doc = run(tmp_path, "threads", "--workers", "2", "-k", "documented/strides")
+    _, doc = run(dmlconf, "threads", "--workers", "2", "-k", "documented/strides")
     env = doc["execution"]["thread_environment"]
     assert "MKL_NUM_THREADS" not in env and set(env) >= {"OMP_NUM_THREADS",
                                                          "OPENBLAS_NUM_THREADS"}
@@ -78,11 +68,11 @@ def test_shard_parse_and_deal() -> None:
     assert sorted(i for share in dealt for i in share) == items
 
 
-def test_shards_merge_into_the_whole_run(serial: dict, tmp_path: Path,
+def test_shards_merge_into_the_whole_run(serial: dict, tmp_path: Path, dmlconf: Dmlconf,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     paths = []
     for k in (1, 2, 3):
-        code, doc = run(tmp_path, f"shard{k}", "--shard", f"{k}/3", "--workers", "1")
+        code, doc = run(dmlconf, f"shard{k}", "--shard", f"{k}/3", "--workers", "1")
         assert doc["shard"]["index"] == k and doc["shard"]["count"] == 3
         assert doc["shard"]["of_cases"] == len(serial["results"])
         assert doc["shard"]["full_case_set_sha256"] == serial["case_set_sha256"]
@@ -95,18 +85,17 @@ def test_shards_merge_into_the_whole_run(serial: dict, tmp_path: Path,
     assert code == 1  # the swapped-order backend fails
     merged = json.loads(merged_path.read_text())
     assert merged["shard"] is None and merged["complete"] is True
-    ignored = (*RUN_TIMING, "platform")
-    assert without(merged, ignored) == without(serial, ignored)
+    assert comparable(merged, "shard", "platform") == comparable(serial, "shard", "platform")
     assert [m["shard"] for m in merged["execution"]["merged"]] == ["1/3", "2/3", "3/3"]
     assert merged["command"].startswith("dmlconf merge ")
     assert "NOT conformant" in capsys.readouterr().out and html.stat().st_size > 1000
 
 
-def test_merge_refuses_what_is_not_one_run(serial: dict, tmp_path: Path,
+def test_merge_refuses_what_is_not_one_run(serial: dict, tmp_path: Path, dmlconf: Dmlconf,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     docs = {}
     for k in (1, 2):
-        _, docs[k] = run(tmp_path, f"s{k}", "--shard", f"{k}/2")
+        _, docs[k] = run(dmlconf, f"s{k}", "--shard", f"{k}/2")
     whole = tmp_path / "whole.json"
     whole.write_text(json.dumps(serial))
     capsys.readouterr()

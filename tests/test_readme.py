@@ -4,9 +4,8 @@ command runs the built `dmlconf run`."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
 
 
 def setup_commands() -> list[str]:

@@ -1,4 +1,4 @@
-"""The reproduce command is made in one place (conformance/session/reproduce.py): `dmlconf
+"""The reproduce command is made in one place (conformance/results/reproduce.py): `dmlconf
 explore`, `dmlconf show`, the reports of `dmlconf run` and the pytest plugin print the same
 command for the same case and options, --level and --execution-flags included, and it reruns
 the case."""
@@ -9,17 +9,15 @@ import html
 import json
 import shlex
 import textwrap
-from collections.abc import Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
-from hypothesis.configuration import set_hypothesis_home_dir
 
 from conformance import report
 from conformance.cli import main
 from conformance.session import chosen_level, reproduce_command
-from tests.support import SWAPPED
+from tests.support import SWAPPED, dmlconf_in
 
 pytest_plugins = ["pytester"]
 
@@ -27,12 +25,7 @@ FLAGS = "DISABLE_META_COMMANDS|ALLOW_HALF_PRECISION_COMPUTATION"
 PLUGIN = ([] if any(ep.name == "dmlconf" for ep in entry_points(group="pytest11"))
           else ["-p", "conformance.pytest_plugin"])
 
-
-@pytest.fixture(autouse=True)
-def hypothesis_home(tmp_path: Path) -> Iterator[None]:
-    set_hypothesis_home_dir(tmp_path / ".hypothesis")
-    yield
-    set_hypothesis_home_dir(None)
+pytestmark = pytest.mark.usefixtures("hypothesis_home")
 
 
 def shown(capsys: pytest.CaptureFixture[str], case_id: str, *options: str) -> str:
@@ -45,9 +38,8 @@ def shown(capsys: pytest.CaptureFixture[str], case_id: str, *options: str) -> st
 
 def reported(tmp_path: Path, case_id: str, *options: str) -> tuple[int, dict, str]:
     """Run the case: (exit status, results document, the command the report shows)."""
-    out, page = tmp_path / "results.json", tmp_path / "report.html"
-    code = main(["run", "-q", "-k", case_id, *options, "--json", str(out), "--html", str(page)])
-    doc = json.loads(out.read_text(encoding="utf-8"))
+    page = tmp_path / "report.html"
+    code, doc = dmlconf_in(tmp_path)("-k", case_id, *options, "--html", str(page))
     command = report.repro_command(doc, case_id)
     assert command == report.repro_command(doc, doc["results"][0])
     if doc["results"][0]["status"] != "PASS":  # the HTML report has a row for it

@@ -18,14 +18,14 @@ import pytest
 from conformance import results
 from conformance.cli import main
 from conformance.session import journal
-from tests.support import DOCUMENTED, HOSTILE, ROOT, comparable
+from tests.support import DOCUMENTED, HOSTILE, ROOT, Dmlconf, comparable, dmlconf_in
 
 
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    out = tmp_path_factory.mktemp("whole") / "r.json"
-    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out)]) == 0
-    return json.loads(out.read_text())
+    code, doc = dmlconf_in(tmp_path_factory.mktemp("whole"))("--cases", str(DOCUMENTED))
+    assert code == 0
+    return doc
 
 
 def test_ctrl_c_keeps_the_journal_and_resume_finishes_the_run(
@@ -55,7 +55,7 @@ def test_ctrl_c_keeps_the_journal_and_resume_finishes_the_run(
     assert comparable(doc) == expected
 
 
-def test_a_torn_last_line_is_run_again(tmp_path: Path, uninterrupted: dict,
+def test_a_torn_last_line_is_run_again(tmp_path: Path, dmlconf: Dmlconf, uninterrupted: dict,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "r.json"
     first = uninterrupted["results"][:3]
@@ -65,10 +65,9 @@ def test_a_torn_last_line_is_run_again(tmp_path: Path, uninterrupted: dict,
         "started_at": "2026-01-01T00:00:00+00:00"})]
     lines += [json.dumps(r) for r in first[:2]]
     journal.path_for(out).write_text("\n".join(lines) + "\n" + json.dumps(first[2])[:40])
-    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
-                 "--resume"]) == 0
+    code, doc = dmlconf("--cases", str(DOCUMENTED), "--resume", name=out.name)
+    assert code == 0
     assert "2 case(s) done, 16 to run" in capsys.readouterr().err
-    doc = json.loads(out.read_text())
     assert doc["started_at"] == "2026-01-01T00:00:00+00:00"  # the run began then
     assert comparable(doc) == comparable(uninterrupted)
 
@@ -106,11 +105,10 @@ def test_a_run_that_cannot_start_leaves_the_journal_alone(
     assert main([*args, "--backend", f"{HOSTILE}:InterruptingBackend", "--resume"]) == 0
 
 
-def test_resume_without_a_journal_runs_everything(tmp_path: Path, uninterrupted: dict) -> None:
-    out = tmp_path / "r.json"
-    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
-                 "--resume"]) == 0
-    assert comparable(json.loads(out.read_text())) == comparable(uninterrupted)
+def test_resume_without_a_journal_runs_everything(dmlconf: Dmlconf, uninterrupted: dict) -> None:
+    code, doc = dmlconf("--cases", str(DOCUMENTED), "--resume")
+    assert code == 0
+    assert comparable(doc) == comparable(uninterrupted)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

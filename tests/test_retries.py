@@ -3,22 +3,12 @@ same every time; the first result stands either way (a failure seen once is a fa
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from conformance.casefile import load_cases
-from conformance.cli import main
 from conformance.results import Result
 from conformance.session import runner
-from tests.support import BROKEN, DOCUMENTED, HOSTILE
-
-
-def run(tmp_path: Path, *args: str) -> tuple[int, dict]:
-    out = tmp_path / "r.json"
-    code = main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out), *args])
-    return code, json.loads(out.read_text())
+from tests.support import BROKEN, DOCUMENTED, HOSTILE, Dmlconf
 
 
 def test_retry_failures_tells_flaky_from_deterministic() -> None:
@@ -45,10 +35,10 @@ def test_retry_failures_tells_flaky_from_deterministic() -> None:
     assert runner.retry_failures(first, cases, rerun, 0) is first
 
 
-def test_a_flaky_backend_is_told_flaky(tmp_path: Path,
+def test_a_flaky_backend_is_told_flaky(dmlconf: Dmlconf,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    code, doc = run(tmp_path, "--backend", f"{HOSTILE}:FlakyBackend",
-                    "-k", "strides", "--retries", "2")
+    code, doc = dmlconf("--cases", str(DOCUMENTED), "--backend", f"{HOSTILE}:FlakyBackend",
+                        "-k", "strides", "--retries", "2")
     assert code == 1  # still failing: a failure seen once is a failure
     failing = [r for r in doc["results"] if r["status"] == "FAIL"]
     assert len(failing) == 3 and all(r["message"].startswith("FLAKY (FAIL, ") for r in failing)
@@ -57,15 +47,15 @@ def test_a_flaky_backend_is_told_flaky(tmp_path: Path,
     assert "3 failing case(s) are FLAKY" in capsys.readouterr().out
 
 
-def test_a_deterministic_failure_and_a_crash_are_the_same_every_time(tmp_path: Path) -> None:
-    code, doc = run(tmp_path, "--backend", f"{BROKEN}:SwappedOrderBackend",
-                    "--retries", "1")
+def test_a_deterministic_failure_and_a_crash_are_the_same_every_time(dmlconf: Dmlconf) -> None:
+    code, doc = dmlconf("--cases", str(DOCUMENTED), "--backend", f"{BROKEN}:SwappedOrderBackend",
+                        "--retries", "1")
     failing = [r for r in doc["results"] if r["status"] == "FAIL"]
     assert code == 1 and len(failing) == 4
     assert all(r["info"] == ["2 tries: FAIL, FAIL (the same every time)"] for r in failing)
     assert not any(r["message"].startswith("FLAKY") for r in doc["results"])
-    code, doc = run(tmp_path, "--backend", f"{HOSTILE}:SegfaultBackend",
-                    "--retries", "1", "-k", "depth_to_space/")
+    code, doc = dmlconf("--cases", str(DOCUMENTED), "--backend", f"{HOSTILE}:SegfaultBackend",
+                        "--retries", "1", "-k", "depth_to_space/")
     (crashed,) = [r for r in doc["results"] if r["status"] == "ERROR"]
     assert crashed["info"] == ["2 tries: ERROR, ERROR (the same every time)"]
     assert crashed["crash"]["signal"] == "SIGSEGV"

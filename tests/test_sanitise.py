@@ -26,9 +26,8 @@ from conformance.ops import OperatorCall
 from conformance.report import md_cell
 from conformance.results import Result, safe_text, sanitise
 from conformance.session import journal
+from tests.support import DOCUMENTED
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented"
 HERE = Path(__file__).resolve()
 #: Every kind of character no writer can carry as it is, and a surrogate pair (one emoji).
 NASTY = ("lone \ud800 and \udcff, NUL \x00 BEL \x07 ESC \x1b[31mred\x1b[0m CR \r VT \x0b "

@@ -17,7 +17,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,8 +30,9 @@ from conformance.ops import OperatorCall
 from conformance.results import Result
 from conformance.session.runner import run_cases
 from conformance.tensors import read_tensor, write_tensor
+from tests.support import GENERATED
 
-OFFSETS = Path(__file__).resolve().parent.parent / "cases" / "generated" / "offsets"
+OFFSETS = GENERATED / "offsets"
 F32 = np.float32
 
 

@@ -10,6 +10,7 @@ load the same from a path, in a worker process or in a subprocess outside the re
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from conformance.cli import main
@@ -30,11 +31,22 @@ SWAPPED = f"{BROKEN}:SwappedOrderBackend"  # the two Orders of the *1 operators 
 RUN_TIMING = ("started_at", "finished_at", "duration_s", "execution", "command")
 
 
-def run_json(out: Path, *args: str) -> tuple[int, dict]:
-    """`dmlconf run -q --json OUT ARGS` in this process: (exit status, the results document
-    it wrote, as JSON)."""
-    code = main(["run", "-q", "--json", str(out), *args])
-    return code, json.loads(out.read_text(encoding="utf-8"))
+#: dmlconf(*args, name="results.json") -> (exit status, results document)
+Dmlconf = Callable[..., tuple[int, dict]]
+
+
+def dmlconf_in(folder: Path) -> Dmlconf:
+    """A `dmlconf run` writing its results into folder (the `dmlconf` fixture of conftest.py
+    is this on tmp_path): dmlconf(*args, name=NAME) runs `dmlconf run -q --json FOLDER/NAME
+    ARGS` in this process and gives its exit status and the results document it wrote, as
+    JSON (NAME: results.json unless given)."""
+
+    def dmlconf(*args: str, name: str = "results.json") -> tuple[int, dict]:
+        out = folder / name
+        code = main(["run", "-q", "--json", str(out), *args])
+        return code, json.loads(out.read_text(encoding="utf-8"))
+
+    return dmlconf
 
 
 def statuses(doc: dict) -> dict[str, str]:
