@@ -12,11 +12,14 @@ from typing import Any
 import pytest
 
 from conformance import report
-from tests.test_report import EVIL, EVIL_URL, PAYLOADS, hostile_document
-from tests.test_report_html import (
+from tests.support.documents import (
+    EVIL,
+    EVIL_URL,
     MARKUP_ID,
     MARKUP_MESSAGE,
+    PAYLOADS,
     WARNED_ID,
+    hostile_document,
     mixed_document,
     synthetic_document,
 )
