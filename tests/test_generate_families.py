@@ -1,5 +1,5 @@
 """The property-generated families (cases/generated/<family>/) against the reference and against
-the test doubles of tests/family_backends.py: the reference passes every family; each double
+the test doubles of tests/support/family_backends.py: the reference passes every family; each double
 FAILs the family built to catch its fault, with a message that names the problem, and passes a
 family that does not touch its fault (the catch is specific)."""
 

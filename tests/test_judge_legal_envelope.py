@@ -1,10 +1,10 @@
 """Legal implementations as tests (issue 11, part 6): RESAMPLE/RESAMPLE1 computed as the Direct3D
-floating-point rules let a GPU compute them (tests/legal_backends.py: truncating float32, fused
-multiply-add, reciprocal division, a quotient 2 ulp off, non-separable tap sums in bad orders,
-float16 math under ALLOW_HALF_PRECISION_COMPUTATION, float32 denormals flushed, NaN payloads
-changed in nearest) must PASS every mandatory committed case they support, QUALITY_WARNING
-allowed (docs/tolerances.md). Each backend must also really deviate from the reference, so that
-the test cannot pass vacuously, and the emulated arithmetic is checked on hand-computed values.
+floating-point rules let a GPU compute them (tests/support/legal_backends.py: truncating float32,
+fused multiply-add, reciprocal division, a quotient 2 ulp off, non-separable tap sums in bad orders,
+float16 math under ALLOW_HALF_PRECISION_COMPUTATION, float32 denormals flushed, NaN payloads changed
+in nearest) must PASS every mandatory committed case they support, QUALITY_WARNING allowed
+(docs/tolerances.md). Each backend must also really deviate from the reference, so that the test
+cannot pass vacuously, and the emulated arithmetic is checked on hand-computed values.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def mandatory_cases() -> tuple[Case, ...]:
     committed = load_cases([CASES])
     chosen = [c for c in committed if c.ambiguous is None
               and set(c.operators) <= {"RESAMPLE", "RESAMPLE1"}]
-    return (*chosen, *load_text(RULE_CASES, "tests/test_legal_envelope.py"))
+    return (*chosen, *load_text(RULE_CASES, "tests/test_judge_legal_envelope.py"))
 
 
 @dataclass

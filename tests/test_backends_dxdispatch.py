@@ -1,8 +1,8 @@
 """The DxDispatch route to DirectML (backends/dxdispatch.py), without DirectML: the JSON models
 checked field by field against the spec and DxDispatch's documented format, the buffers byte for
 byte, the decoding of results, the mapping of dxdispatch's outcomes, the lookup of the
-executable, an end-to-end run against tests/dxdispatch_standin.py (a test double, NOT DirectML),
-and a model built for every call of the committed suite."""
+executable, an end-to-end run against tests/support/dxdispatch_standin.py (a test double, NOT
+DirectML), and a model built for every call of the committed suite."""
 
 from __future__ import annotations
 

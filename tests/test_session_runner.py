@@ -1,5 +1,5 @@
 """The runner's verdicts, case by case: PASS / FAIL / ERROR / NOT_SUPPORTED, with the broken
-backends of tests/broken_backends.py on the documented cases and on small cases built here,
+backends of tests/support/broken_backends.py on the documented cases and on small cases built here,
 and the results document (conformance.results) written from them."""
 
 from __future__ import annotations

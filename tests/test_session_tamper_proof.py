@@ -2,7 +2,7 @@
 reach. A backend that patches the judge in its own process, forges its answers, breaks its fds
 0-2 or forks gets FAIL or ERROR on what it did, never PASS, costs at most its own case, and
 leaves nothing running; a run that is not tamper-proof says so in every report; --certify
-insists on isolation. The backends are tests/cheating_backends.py."""
+insists on isolation. The backends are tests/support/cheating_backends.py."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Isolation (conformance/session/workers.py): a backend that segfaults, aborts, exits, hangs or
 allocates without bound fails the case it does it in, with what is known, and the run goes on
-with a fresh worker. The backends are tests/hostile_backends.py; each misbehaves on the 1st and
-the 9th of the 18 documented cases (DEPTH_TO_SPACE, SPACE_TO_DEPTH) and is the reference on
-the others."""
+with a fresh worker. The backends are tests/support/hostile_backends.py; each misbehaves on the 1st
+and the 9th of the 18 documented cases (DEPTH_TO_SPACE, SPACE_TO_DEPTH) and is the reference on the
+others."""
 
 from __future__ import annotations
 
