@@ -21,7 +21,15 @@ What was taken from where (paths in microsoft/DirectML):
 - Desc fields: ParseDmlDepthToSpace1OperatorDesc (InputTensor, OutputTensor, BlockSize UINT,
   Order), ParseDmlResampleOperatorDesc (InterpolationMode, ScaleCount, Scales),
   ParseDmlResample1OperatorDesc (InterpolationMode, DimensionCount, Scales, InputPixelOffsets,
-  OutputPixelOffsets) in JsonParsersGenerated.cpp. FLOAT values are JSON numbers or the strings
+  OutputPixelOffsets), ParseDmlResample2OperatorDesc (InterpolationMode, RoundingDirection
+  DML_AXIS_DIRECTION, DimensionCount, Scales, InputPixelOffsets, OutputPixelOffsets; commit
+  3bf4bc7c) in JsonParsersGenerated.cpp. BOOL fields are JSON booleans: the generated parsers read
+  them with ParseBoolField, and ParseBool (JsonParsers.cpp) throws "Expected a bool." for
+  anything else. RESAMPLE3 (6_4) is written as RESAMPLE2's fields plus "Antialiased": true/false,
+  the generator's pattern for a BOOL member (NormalizeVariance, IncludePadding); the stored
+  DxDispatch sources stop at 6_2 (ParseDmlFeatureLevel knows up to DML_FEATURE_LEVEL_6_2), so
+  no RESAMPLE3 parser was read: a DxDispatch older than DirectML 1.15 refuses its type name.
+  FLOAT values are JSON numbers or the strings
   "nan", "inf", "-inf" (ParseFloatingPointNumber in DxDispatch/src/model/JsonParsers.cpp), read as
   double and cast to float: we write each value already rounded to float32, so the double the
   parser reads rounds back to exactly that float.
@@ -184,11 +192,14 @@ def operator_desc_json(call: OperatorCall) -> dict[str, Any]:
         raise InexpressibleError(reason)
     spec = ops.get(call.operator)
     desc: dict[str, Any] = {name: tensor_desc_json(call.tensors[name]) for name, _ in spec.tensors}
-    prefixes = {"Order": "DML_DEPTH_SPACE_ORDER_", "InterpolationMode": "DML_INTERPOLATION_MODE_"}
+    prefixes = {"Order": "DML_DEPTH_SPACE_ORDER_", "InterpolationMode": "DML_INTERPOLATION_MODE_",
+                "RoundingDirection": "DML_AXIS_DIRECTION_"}
     for attr in spec.attributes:
         value = call.attributes[attr.name]
         if attr.kind == "enum":
             desc[attr.name] = prefixes[attr.name] + value
+        elif attr.kind == "bool":
+            desc[attr.name] = bool(value)  # a JSON true / false (ParseBoolField)
         elif attr.kind == "floats":
             for count in spec.derived_attributes:  # DimensionCount / ScaleCount, before arrays
                 desc.setdefault(count, len(value))

@@ -1,11 +1,15 @@
 """The Numba backend: JIT-compiled kernels (backends/numba_kernels.py) working directly on the
-bound byte buffers through strides, parallel across cores. All six operators, every data type
-of the tables, any strides (padding, stride-0 broadcast inputs, NHWC and other orders); descs
-validated as the reference does; only the outputs' logical elements are written.
+bound byte buffers through strides, parallel across cores. DEPTH_TO_SPACE(1), SPACE_TO_DEPTH(1),
+RESAMPLE, RESAMPLE1, RESAMPLE2 and RESAMPLE3, every data type of the tables, any strides
+(padding, stride-0 broadcast inputs, NHWC and other orders); descs validated as the reference
+does; only the outputs' logical elements are written.
 
 Arithmetic: linear resampling computes in float32 (the taps and weights come from the operator
 spec's coordinate formula, evaluated in float64 once per call and per dimension); FLOAT16 tensors
-are widened to float32 around the kernel. Nearest resampling and depth/space moves bits.
+are widened to float32 around the kernel. Nearest resampling and depth/space moves bits; the
+nearest index is the operator spec's rounding (RESAMPLE2/3's RoundingDirection: floor or ceil).
+RESAMPLE3's antialiased linear runs the spec's separable filter (taps and normalised weights per
+dimension), one float32 pass per dimension.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from conformance.backend import Backend, Capabilities
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.ops.resample import linear_taps, nearest_index
-from conformance.tensors import DataType, TensorDesc, read_tensor, write_tensor
+from conformance.ops.resample3.antialias import Axis, filter_weights
+from conformance.tensors import DataType, TensorDesc, packed_strides, read_tensor, write_tensor
 
 
 def _kernels() -> ModuleType:
@@ -126,14 +131,18 @@ class NumbaBackend(Backend):
                   src_desc: TensorDesc, dst_desc: TensorDesc, src_buf: np.ndarray,
                   dst_buf: np.ndarray) -> None:
         k = _kernels()
-        axes = ops.get(call.operator).axes(call, src_desc.sizes)
+        spec = ops.get(call.operator)
+        axes = spec.axes(call, src_desc.sizes)
         pad = 4 - len(axes)
         in_sizes, s_in = _four(src_desc.sizes, src_desc.element_strides)
         sizes_out, s_out = _four(dst_desc.sizes, dst_desc.element_strides)
         rows = s_in[3] == 1 and s_out[3] == 1
         w_in = int(in_sizes[3])
         if call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR":
-            index = [np.zeros(1, np.int64)] * pad + [nearest_index(c) for c, _ in axes]
+            # floor(c + 0.5) for RESAMPLE(1); RESAMPLE2/3's RoundingDirection floor(c) or ceil(c)
+            rounding = spec.nearest_rounding(call)
+            index = [np.zeros(1, np.int64)] * pad + [
+                nearest_index(c + rounding.shift, rounding.halves_up) for c, _ in axes]
             bits = src_desc.data_type.bits_dtype
             src, dst = element_view(src_desc, src_buf, bits), element_view(dst_desc, dst_buf, bits)
             if rows:
@@ -150,6 +159,10 @@ class NumbaBackend(Backend):
             write_tensor(packed_in, wide_in, read_tensor(src_desc, src_buf).astype(np.float32))
             self._resample(call, bindings, packed_in, packed_out, wide_in, wide_out)
             write_tensor(dst_desc, dst_buf, read_tensor(packed_out, wide_out).astype(np.float16))
+            return
+        filters = spec.antialias_axes(call) if call.operator == "RESAMPLE3" else None
+        if filters is not None:
+            self._antialiased(filters, src_desc, dst_desc, src_buf, dst_buf)
             return
         taps = [((np.zeros(1, np.int64),) * 2 + (np.zeros(1),))] * pad + [
             linear_taps(c, size) for (c, _), size in zip(axes, src_desc.sizes, strict=True)]
@@ -172,3 +185,37 @@ class NumbaBackend(Backend):
         for d, (i0, i1, t) in enumerate(taps):
             lo[d, :i0.size], hi[d, :i0.size], wt[d, :i0.size] = i0, i1, t
         k.linear(src, dst, sizes_out, s_in, s_out, lo, hi, wt, integer, low, high)
+
+    def _antialiased(self, axes: list[Axis], src_desc: TensorDesc, dst_desc: TensorDesc,
+                     src_buf: np.ndarray, dst_buf: np.ndarray) -> None:
+        """RESAMPLE3's antialiased linear: the spec's separable filter (taps and normalised
+        weights per dimension, antialias.py), one float32 pass per dimension that changes
+        (packed float32 between passes), the last pass writing the output through its
+        strides."""
+        k = _kernels()
+        pad = 4 - len(axes)
+        none = (np.zeros((1, 1), np.int64), np.ones((1, 1), np.float32))
+        filters = [none] * pad + [(t, w.astype(np.float32))
+                                  for t, w, _, _ in map(filter_weights, axes)]
+        in_sizes, s_in = _four(src_desc.sizes, src_desc.element_strides)
+        out_sizes, s_out = _four(dst_desc.sizes, dst_desc.element_strides)
+        passes = [d for d, (taps, weights) in enumerate(filters)
+                  if not (in_sizes[d] == out_sizes[d]
+                          and np.array_equal(taps[:, 0], np.arange(out_sizes[d]))
+                          and np.all(weights[:, 0] == 1))]
+        dtype = src_desc.data_type.numpy_dtype
+        integer = not src_desc.data_type.is_float
+        low, high = (np.iinfo(dtype).min, np.iinfo(dtype).max) if integer else (0, 0)
+        current, strides, sizes = element_view(src_desc, src_buf, dtype), s_in, in_sizes
+        for i, d in enumerate(passes):
+            sizes = sizes.copy()
+            sizes[d] = out_sizes[d]
+            last = i == len(passes) - 1
+            if last:
+                out, out_strides = element_view(dst_desc, dst_buf, dtype), s_out
+            else:
+                out = np.empty(int(np.prod(sizes)), np.float32)
+                out_strides = np.array(packed_strides(tuple(sizes)), np.int64)
+            k.filter_pass(current, out, sizes, strides, out_strides, d, *filters[d],
+                          integer and last, np.float32(low), np.float32(high))
+            current, strides = out, out_strides

@@ -306,3 +306,34 @@ def linear_planes(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, w_in:
             else:
                 for x in range(w_):
                     d[x] = ha[x] + wy * (hb[x] - ha[x])
+
+
+# -- antialiased linear (RESAMPLE3): a separable filter, one dimension per pass ----------------
+@njit(parallel=True, fastmath=False, **JIT)
+def filter_pass(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, s_in: np.ndarray,
+                s_out: np.ndarray, d: int, taps: np.ndarray, weights: np.ndarray, integer: bool,
+                low: float, high: float) -> None:
+    """One dimension d of a separable filter, in float32: dst[o] is the sum over k of
+    weights[o_d, k] * src[o with o_d replaced by taps[o_d, k]]; the other dimensions index both
+    sides alike. taps / weights: (outputs along d, taps) from the operator spec's filter (taps
+    clamped, weights normalised, 0 on padding); a tap of weight 0 is skipped (not part of the
+    value: a NaN there stays out). integer: round to nearest (halves up) and clamp to
+    [low, high]; else store the float."""
+    n_, c_, h_, w_ = sizes_out[0], sizes_out[1], sizes_out[2], sizes_out[3]
+    step = s_in[d]
+    for row in prange(n_ * c_ * h_):
+        n = row // (c_ * h_)
+        c = (row // h_) % c_
+        y = row % h_
+        out_base = n * s_out[0] + c * s_out[1] + y * s_out[2]
+        for x in range(w_):
+            od = n if d == 0 else (c if d == 1 else (y if d == 2 else x))
+            base = n * s_in[0] + c * s_in[1] + y * s_in[2] + x * s_in[3] - od * step
+            acc = np.float32(0.0)
+            for k in range(taps.shape[1]):
+                w = weights[od, k]
+                if w != 0:
+                    acc += w * np.float32(src[base + taps[od, k] * step])
+            if integer:
+                acc = min(max(np.floor(acc + np.float32(0.5)), low), high)
+            dst[out_base + x * s_out[3]] = acc

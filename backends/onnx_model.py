@@ -19,6 +19,20 @@ The mapping (spec-notes §3, §4, §5):
   OutputTensor Sizes differ (cropping or clamping beyond the scaled input) is not expressible.
   The product is taken both exactly and in float32 (as onnxruntime evaluates it); they must
   both give the desc's size.
+- RESAMPLE2 / RESAMPLE3: Resize again, mapped as ONNX Runtime's DirectML execution provider
+  maps Resize to them (onnxruntime/core/providers/dml/DmlExecutionProvider/src/Operators/
+  DmlOperatorResize.cpp; spec-notes §8), read backwards. The coordinate mode gives the pixel
+  offsets (half_pixel 0.5 / -0.5, asymmetric 0 / 0); for NEAREST_NEIGHBOR the nearest_mode gives
+  the RoundingDirection and a further InputPixelOffset: round_prefer_floor INCREASING + 0.5
+  (ceil(x - 0.5)), round_prefer_ceil DECREASING - 0.5 (floor(x + 0.5)), floor DECREASING + 0,
+  ceil INCREASING + 0 (NEAREST_ROUNDINGS). A dimension with Scale 1 whose every output reads
+  its own index goes with any of them. LINEAR takes the coordinate mode alone (RoundingDirection
+  "affects only DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR"; the provider passes DECREASING).
+  RESAMPLE3's Antialiased is Resize-18's `antialias` (the provider passes it straight through),
+  so a model with antialias 1 is opset ANTIALIAS_OPSET. That is the desc the DirectML provider
+  builds; what ONNX itself computes for it differs where the page's '1/Scales > 2' leaves a
+  dimension unstretched that ONNX stretches (every Scale < 1): antialias_differs() says where,
+  for providers that compute ONNX's semantics (the CPU provider).
 """
 
 from __future__ import annotations
@@ -30,7 +44,9 @@ from typing import Any
 
 import numpy as np
 
+from conformance import ops
 from conformance.ops import OperatorCall
+from conformance.ops.resample import nearest_index
 from conformance.tensors import DataType
 
 #: The opset the models import: DepthToSpace-13, SpaceToDepth-13, Resize-13 (roi optional).
@@ -38,6 +54,8 @@ from conformance.tensors import DataType
 OPSET = 13
 #: The IR version of opset 13 (onnx 1.8); onnx 1.23 would write 14, beyond what ORT 1.31 loads.
 IR_VERSION = 7
+#: Resize with `antialias` (Resize-18, onnx 1.13, IR version 8): RESAMPLE3's Antialiased TRUE.
+ANTIALIAS_OPSET, ANTIALIAS_IR_VERSION = 18, 8
 INPUT, OUTPUT, SCALES = "x", "y", "scales"
 
 #: DML_TENSOR_DATA_TYPE -> onnx.TensorProto.DataType name.
@@ -65,8 +83,19 @@ _DEPTH_MODES = {"DEPTH_COLUMN_ROW": "DCR", "COLUMN_ROW_DEPTH": "CRD"}
 OPERATORS: dict[str, str] = {
     "DEPTH_TO_SPACE": "DepthToSpace", "DEPTH_TO_SPACE1": "DepthToSpace",
     "SPACE_TO_DEPTH": "SpaceToDepth", "SPACE_TO_DEPTH1": "SpaceToDepth",
-    "RESAMPLE": "Resize", "RESAMPLE1": "Resize",
+    "RESAMPLE": "Resize", "RESAMPLE1": "Resize", "RESAMPLE2": "Resize", "RESAMPLE3": "Resize",
 }
+#: nearest_mode -> (RoundingDirection, what it adds to InputPixelOffsets): the DirectML execution
+#: provider's mapping of Resize to RESAMPLE2/3 (DmlOperatorResize.cpp: "case 0:
+#: /*round_prefer_floor*/ roundingDirection = DML_AXIS_DIRECTION_INCREASING; offsetAdjustment =
+#: 0.5" and so on for round_prefer_ceil, floor, ceil).
+NEAREST_ROUNDINGS: dict[str, tuple[str, float]] = {
+    "round_prefer_floor": ("INCREASING", 0.5), "round_prefer_ceil": ("DECREASING", -0.5),
+    "floor": ("DECREASING", 0.0), "ceil": ("INCREASING", 0.0)}
+#: Every (InputPixelOffset, OutputPixelOffset) pair a node can carry: the coordinate modes', and
+#: for RESAMPLE2/3 nearest those with a nearest_mode's input offset added.
+OFFSET_PAIRS = frozenset(OFFSET_MODES) | {(i + shift, o) for i, o in OFFSET_MODES
+                                          for _, shift in NEAREST_ROUNDINGS.values()}
 
 
 def onnx_elem_type(data_type: DataType) -> int:
@@ -83,6 +112,7 @@ class NodeSpec:
     op_type: str
     attributes: tuple[tuple[str, Any], ...]
     scales: tuple[float, ...] | None = None
+    opset: int = OPSET
 
     @property
     def attribute_dict(self) -> dict[str, Any]:
@@ -123,6 +153,62 @@ def coordinate_mode(call: OperatorCall) -> tuple[str | None, str]:
         return None, ("the dimensions scaled by other than 1 mix pixel offsets (0.5, -0.5) and "
                       "(0, 0); ONNX Resize takes one coordinate_transformation_mode per node")
     return ("half_pixel" if "half_pixel" in allowed else "asymmetric"), ""
+
+
+def _identity_dimension(call: OperatorCall, d: int) -> bool:
+    """Whether dimension d has Scale 1 and the operator's nearest rounding maps every output
+    index to the same input index (then any ONNX nearest mode reads it alike: x = o)."""
+    spec = ops.get(call.operator)
+    size = call.tensors["InputTensor"].sizes[d]
+    if float(_float32(call.attributes["Scales"])[d]) != 1 or (
+            call.tensors["OutputTensor"].sizes[d] != size):
+        return False
+    c, _ = spec.axes(call, call.tensors["InputTensor"].sizes)[d]
+    rounding = spec.nearest_rounding(call)
+    return bool(np.array_equal(nearest_index(c + rounding.shift, rounding.halves_up),
+                               np.arange(size)))
+
+
+def nearest_modes(call: OperatorCall) -> tuple[tuple[str, str] | None, str]:
+    """((coordinate_transformation_mode, nearest_mode), "") for a RESAMPLE2/3 NEAREST_NEIGHBOR
+    call, or (None, why not): the Resize node the DirectML provider maps back to this desc."""
+    a = call.attributes
+    direction = a["RoundingDirection"]
+    ins, outs = _float32(a["InputPixelOffsets"]), _float32(a["OutputPixelOffsets"])
+    choices = {(mode, nearest) for mode in OFFSET_MODES.values() for nearest in NEAREST_ROUNDINGS}
+    for d, (i, o) in enumerate(zip(ins, outs, strict=True)):
+        if _identity_dimension(call, d):  # read alike by every node
+            continue
+        fits = {(mode, nearest) for (base_in, base_out), mode in OFFSET_MODES.items()
+                for nearest, (way, shift) in NEAREST_ROUNDINGS.items()
+                if way == direction and (float(i), float(o)) == (base_in + shift, base_out)}
+        if not fits:
+            pairs = sorted({(bi + shift, bo) for (bi, bo) in OFFSET_MODES
+                            for way, shift in NEAREST_ROUNDINGS.values() if way == direction})
+            return None, (f"pixel offsets ({float(i):g}, {float(o):g}) with RoundingDirection "
+                          f"{direction} in dimension {d}: the Resize nodes ONNX Runtime's DirectML "
+                          f"provider maps to {direction} have offsets {pairs} only")
+        choices &= fits
+    if not choices:
+        return None, ("the dimensions need different ONNX nearest modes or coordinate modes; "
+                      "ONNX Resize takes one of each per node")
+    order = [(m, n) for m in ("half_pixel", "asymmetric") for n in NEAREST_ROUNDINGS]
+    return next(c for c in order if c in choices), ""
+
+
+def antialias_differs(call: OperatorCall) -> str | None:
+    """Why ONNX's own antialiased Resize computes other values than the page's RESAMPLE3 for
+    this call (ONNX stretches the filter of every dimension with Scale < 1, "by a factor max(1,
+    1 / scale)"; the page only where "1/Scales > 2"), or None where they agree."""
+    a = call.attributes
+    if not a.get("Antialiased") or a["InterpolationMode"] != "LINEAR":
+        return None
+    between = [d for d, s in enumerate(_float32(a["Scales"])) if 0.5 <= s < 1]
+    if not between:
+        return None
+    return (f"Antialiased with Scale(s) in [0.5, 1) in dimension(s) {between}: ONNX Resize's "
+            "antialias stretches their filter by 1 / Scale, the page's RESAMPLE3 only where "
+            "1/Scale > 2 (it interpolates them linearly)")
 
 
 def why_not_expressible(call: OperatorCall) -> str | None:
@@ -182,9 +268,16 @@ def _resample_reason(call: OperatorCall, inp: tuple[int, ...], out: tuple[int, .
     if "InputPixelOffsets" in a and not all(
             math.isfinite(v) for v in (*a["InputPixelOffsets"], *a["OutputPixelOffsets"])):
         return "non-finite pixel offsets have no ONNX coordinate_transformation_mode"
-    mode, why = coordinate_mode(call)
-    if mode is None:
-        return why
+    if "RoundingDirection" in a and a["RoundingDirection"] not in ("INCREASING", "DECREASING"):
+        return f"RoundingDirection {a['RoundingDirection']!r} has no ONNX nearest_mode"
+    if "RoundingDirection" in a and a["InterpolationMode"] == "NEAREST_NEIGHBOR":
+        modes, why = nearest_modes(call)
+        if modes is None:
+            return why
+    else:
+        mode, why = coordinate_mode(call)
+        if mode is None:
+            return why
     for d, (i, o, s) in enumerate(zip(inp, out, scales, strict=True)):
         exact, single = onnx_output_size(i, float(s))
         if exact != o or single != o:
@@ -200,15 +293,27 @@ def node_spec(call: OperatorCall) -> NodeSpec:
     a = call.attributes
     op_type = OPERATORS[call.operator]
     if op_type == "Resize":
-        mode, why = coordinate_mode(call)
+        nearest = a["InterpolationMode"] == "NEAREST_NEIGHBOR"
+        if nearest and "RoundingDirection" in a:  # RESAMPLE2/3
+            modes, why = nearest_modes(call)
+            if modes is None:
+                raise ValueError(why)
+            mode, rounding = modes
+        else:
+            mode, why = coordinate_mode(call)
+            rounding = "round_prefer_ceil"  # floor(c + 0.5): RESAMPLE(1)
         if mode is None:
             raise ValueError(why)
         attrs: list[tuple[str, Any]] = [
-            ("mode", "nearest" if a["InterpolationMode"] == "NEAREST_NEIGHBOR" else "linear"),
-            ("coordinate_transformation_mode", mode)]
-        if a["InterpolationMode"] == "NEAREST_NEIGHBOR":
-            attrs.append(("nearest_mode", "round_prefer_ceil"))  # floor(c + 0.5)
-        return NodeSpec("Resize", tuple(attrs), tuple(float(s) for s in _float32(a["Scales"])))
+            ("mode", "nearest" if nearest else "linear"), ("coordinate_transformation_mode", mode)]
+        if nearest:
+            attrs.append(("nearest_mode", rounding))
+        opset = OPSET
+        if a.get("Antialiased"):  # RESAMPLE3: Resize-18's antialias, as the provider maps it
+            attrs.append(("antialias", 1))
+            opset = ANTIALIAS_OPSET
+        return NodeSpec("Resize", tuple(attrs), tuple(float(s) for s in _float32(a["Scales"])),
+                        opset)
     block = int(a["BlockSize"])
     if op_type == "SpaceToDepth":
         return NodeSpec("SpaceToDepth", (("blocksize", block),))
@@ -246,8 +351,8 @@ def build_model(call: OperatorCall) -> Any:
         [helper.make_tensor_value_info(INPUT, elem, list(inp.sizes))],
         [helper.make_tensor_value_info(OUTPUT, elem, list(out.sizes))],
         initializer=initializers)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", spec.opset)],
                               producer_name="dml-conformance")
-    model.ir_version = IR_VERSION
+    model.ir_version = ANTIALIAS_IR_VERSION if spec.opset == ANTIALIAS_OPSET else IR_VERSION
     checker.check_model(model)
     return model

@@ -62,6 +62,10 @@ class OnnxRuntimeBackend(Backend):
     native = True
     provider = "CPUExecutionProvider"
     install_hint = INSTALL
+    #: Whether the provider computes ONNX's own Resize (a peer), rather than handing the desc the
+    #: model carries to DirectML: then a call where ONNX's semantics and the page's differ
+    #: (onnx_model.antialias_differs) is not one it can run for the page.
+    onnx_semantics = True
 
     def __init__(self, feature_level: FeatureLevel | None = None) -> None:
         self._sessions: OrderedDict[tuple, Any] = OrderedDict()
@@ -113,8 +117,10 @@ class OnnxRuntimeBackend(Backend):
             if runs:
                 types[name] = frozenset(runs)
         notes = (f"{self.version}; one ONNX node per call (opset {onnx_model.OPSET}, IR "
-                 f"{onnx_model.IR_VERSION}, backends/onnx_model.py). Packed tensors only; pixel "
-                 "offsets (0.5, -0.5) (half_pixel) and (0, 0) (asymmetric) only. Validates no "
+                 f"{onnx_model.IR_VERSION}; Resize-{onnx_model.ANTIALIAS_OPSET} for antialias; "
+                 "backends/onnx_model.py). Packed tensors only; pixel offsets (0.5, -0.5) "
+                 "(half_pixel) and (0, 0) (asymmetric) only, RESAMPLE2/3 nearest with the "
+                 "offsets the DirectML provider's nearest_mode mapping adds. Validates no "
                  "desc: ONNX Runtime knows nothing of DirectML's desc rules, so the invalid-desc "
                  "cases are NOT_SUPPORTED. Data types found by running each operator once on a "
                  "tiny tensor; refused there: "
@@ -122,7 +128,7 @@ class OnnxRuntimeBackend(Backend):
                     or "none"))
         return Capabilities(operators=types, feature_level=HIGHEST, strided=False,
                             arbitrary_offsets=False,
-                            offset_pairs=frozenset(onnx_model.OFFSET_MODES),
+                            offset_pairs=onnx_model.OFFSET_PAIRS,
                             rejects_invalid=False, notes=notes)
 
     def unsupported_reason(self, call: OperatorCall) -> str | None:
@@ -131,6 +137,9 @@ class OnnxRuntimeBackend(Backend):
         why = onnx_model.why_not_expressible(call)
         if why:
             return f"not expressible as one ONNX node (opset {onnx_model.OPSET}): {why}"
+        differs = onnx_model.antialias_differs(call) if self.onnx_semantics else None
+        if differs:
+            return f"ONNX's Resize computes another operator here: {differs}"
         error = self.probe(call)
         if error:
             return f"{self.version} refuses {_describe(call)}: {error}"
@@ -209,6 +218,7 @@ class OnnxRuntimeDirectMLBackend(OnnxRuntimeBackend):
     name = "onnxruntime-directml"
     provider = "DmlExecutionProvider"
     install_hint = "pip install onnxruntime-directml (Windows wheels only)"
+    onnx_semantics = False  # the provider builds the RESAMPLE2/3 desc back from the node
 
     def providers(self) -> list[Any]:
         """DISABLE_META_COMMANDS reaches DirectML through the provider option
@@ -230,10 +240,15 @@ def _representatives(spec: ops.OperatorSpec, data_type: DataType) -> list[Operat
 
     if onnx_model.OPERATORS[spec.name] == "Resize":
         calls = []
+        names = {a.name for a in spec.attributes}
         for mode in ("NEAREST_NEIGHBOR", "LINEAR"):
             attrs: dict[str, Any] = {"InterpolationMode": mode, "Scales": [1, 1, 2, 2]}
-            if spec.name == "RESAMPLE1":
+            if "InputPixelOffsets" in names:  # RESAMPLE1, 2, 3: half_pixel
                 attrs |= {"InputPixelOffsets": [0.5] * 4, "OutputPixelOffsets": [-0.5] * 4}
+            if "RoundingDirection" in names:  # RESAMPLE2, 3: floor(x) (ONNX nearest_mode floor)
+                attrs["RoundingDirection"] = "DECREASING"
+            if "Antialiased" in names:  # RESAMPLE3: what it adds is probed per call
+                attrs["Antialiased"] = False
             calls.append(spec.make_call({"InputTensor": desc((1, 1, 2, 2)),
                                          "OutputTensor": desc((1, 1, 4, 4))}, attrs))
         return calls

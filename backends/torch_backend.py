@@ -19,6 +19,15 @@ reason (docs/peer-torch.md, spec-notes §5):
 - Data types: found by running each function (and interpolation mode and spatial rank) on a
   tiny tensor of every type once per device; torch's own error text is the reason for the
   types it refuses. Packed tensors only: torch is handed logical tensors, strides are not its.
+- RESAMPLE2 / RESAMPLE3: NEAREST_NEIGHBOR with RoundingDirection DECREASING (floor(c)) only:
+  'nearest' is offsets (0, 0) (floor(o / Scale)), 'nearest-exact' (0, -0.5) (floor((o + 0.5) /
+  Scale)); torch has no ceil. LINEAR as above, whatever the direction ("affects only" nearest).
+  RESAMPLE3's Antialiased, where the page stretches a dimension (1/Scale > 2), is 'bilinear' with
+  antialias=True (torch antialiases bilinear and bicubic only, so two spatial dims), provided no
+  dimension has a Scale in [0.5, 1): torch stretches every Scale < 1, the page only 1/Scale > 2.
+  Where the page stretches nothing, an Antialiased call is plain linear. torch's filter drops the
+  taps beyond the input's edges and renormalises (the suite repeats the edge element: a region
+  the page leaves open, so such cases are ambiguous).
 - torch validates no DirectML desc (rejects_invalid False).
 """
 
@@ -37,7 +46,7 @@ from conformance import ops
 from conformance.backend import Backend, Capabilities
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.ops.resample import coordinates, nearest_index
+from conformance.ops.resample import NearestRounding, coordinates, nearest_index
 from conformance.tensors import DataType, read_tensor, write_tensor
 
 #: DML data type -> torch dtype attribute name.
@@ -47,13 +56,17 @@ TORCH_DTYPES = {
     DataType.UINT64: "uint64", DataType.INT8: "int8", DataType.INT16: "int16",
     DataType.INT32: "int32", DataType.INT64: "int64",
 }
-#: The F.interpolate nearest modes, by the DML (InputPixelOffset, OutputPixelOffset) pair.
+#: The F.interpolate nearest modes, by the DML (InputPixelOffset, OutputPixelOffset) pair:
+#: RESAMPLE(1)'s floor(c + 0.5), and RESAMPLE2/3's floor(c) (RoundingDirection DECREASING).
 NEAREST_MODES = {(0.5, 0.0): "nearest", (0.5, -0.5): "nearest-exact"}
+FLOOR_NEAREST_MODES = {(0.0, 0.0): "nearest", (0.0, -0.5): "nearest-exact"}
+#: The kind of a RESAMPLE3 call torch antialiases: 'bilinear' with antialias=True.
+ANTIALIAS = "linear-antialias"
 HALF_PIXEL = (0.5, -0.5)  # linear modes, align_corners=False
 LINEAR_MODES = {1: "linear", 2: "bilinear", 3: "trilinear"}
-OFFSET_PAIRS = frozenset(NEAREST_MODES) | {HALF_PIXEL}
+OFFSET_PAIRS = frozenset(NEAREST_MODES) | frozenset(FLOOR_NEAREST_MODES) | {HALF_PIXEL}
 SHUFFLES = {"DEPTH_TO_SPACE1": "pixel_shuffle", "SPACE_TO_DEPTH1": "pixel_unshuffle"}
-RESAMPLES = ("RESAMPLE1", "RESAMPLE")
+RESAMPLES = ("RESAMPLE1", "RESAMPLE", "RESAMPLE2", "RESAMPLE3")
 #: The operators execute dispatches on (to pixel_shuffle / pixel_unshuffle / F.interpolate), by
 #: exact name: the backend claims these and no others.
 OPERATORS = (*SHUFFLES, *RESAMPLES)
@@ -73,8 +86,9 @@ def import_torch() -> ModuleType | None:
 
 
 def interpolate_mode(kind: str, rank: int) -> str:
-    """The F.interpolate mode: kind is a nearest mode or "linear"; rank the spatial dims."""
-    return LINEAR_MODES[rank] if kind == "linear" else kind
+    """The F.interpolate mode: kind is a nearest mode, "linear" or ANTIALIAS; rank the spatial
+    dims."""
+    return LINEAR_MODES[rank] if kind in ("linear", ANTIALIAS) else kind
 
 
 def probe(torch: ModuleType, device: str) -> dict[tuple[str, str], str | None]:
@@ -89,14 +103,15 @@ def probe(torch: ModuleType, device: str) -> dict[tuple[str, str], str | None]:
         "pixel_shuffle": lambda x: f.pixel_shuffle(x, 2),
         "pixel_unshuffle": lambda x: f.pixel_unshuffle(x, 2)}
     shapes = {"pixel_shuffle": [(1, 4, 2, 2)], "pixel_unshuffle": [(1, 1, 4, 4)]}
-    for kind in (*NEAREST_MODES.values(), "linear"):
-        for rank in LINEAR_MODES:
+    for kind in (*NEAREST_MODES.values(), "linear", ANTIALIAS):
+        for rank in LINEAR_MODES if kind != ANTIALIAS else (2,):  # bilinear's antialias only
             name = f"interpolate:{kind}:{rank}"
-            trials[name] = (lambda m: lambda x: f.interpolate(
-                x, scale_factor=2.0, mode=m, recompute_scale_factor=False,
-                align_corners=False if m in LINEAR_MODES.values() else None)
-            )(interpolate_mode(kind, rank))
-            shapes[name] = [(1, 1) + (3,) * rank, (2, 3) + (3,) * rank]
+            trials[name] = (lambda m, aa: lambda x: f.interpolate(
+                x, scale_factor=0.25 if aa else 2.0, mode=m, recompute_scale_factor=False,
+                align_corners=False if m in LINEAR_MODES.values() else None, antialias=aa)
+            )(interpolate_mode(kind, rank), kind == ANTIALIAS)
+            size = 8 if kind == ANTIALIAS else 3
+            shapes[name] = [(1, 1) + (size,) * rank, (2, 3) + (size,) * rank]
     found: dict[tuple[str, str], str | None] = {}
     for name, trial in trials.items():
         for dml, attr in TORCH_DTYPES.items():
@@ -118,21 +133,34 @@ class ResamplePlan:
     """One RESAMPLE(1) call as an F.interpolate call."""
 
     mode: str  # the F.interpolate mode
-    kind: str  # "nearest", "nearest-exact" or "linear"
+    kind: str  # "nearest", "nearest-exact", "linear" or ANTIALIAS (bilinear, antialias=True)
     rank: int  # spatial dimensions
     shape: tuple[int, ...]  # the torch input shape: (batch, channel, spatial...)
     scale_factor: tuple[float, ...]
     out_shape: tuple[int, ...]  # what torch must return
 
 
-def _unchanged(out: int, size: int, scale: float, pair: tuple[float, float], linear: bool
-               ) -> bool:
+def _unchanged(out: int, size: int, scale: float, pair: tuple[float, float], linear: bool,
+               rounding: NearestRounding) -> bool:
     """Whether the reference maps every output index o of this dimension to input index o."""
     if out != size:
         return False
     c, _ = coordinates(out, size, scale, *pair)
     o = np.arange(out)
-    return bool(np.array_equal(c, o) if linear else np.array_equal(nearest_index(c), o))
+    index = nearest_index(c + rounding.shift, rounding.halves_up)
+    return bool(np.array_equal(c, o) if linear else np.array_equal(index, o))
+
+
+def _antialias_reason(call: OperatorCall) -> str | None:
+    """Why torch's antialias cannot express this antialiased call: a Scale in [0.5, 1), which
+    torch stretches by 1 / Scale and the page leaves linear (it stretches 1/Scale > 2 only)."""
+    between = [d for d, s in enumerate(np.asarray(call.attributes["Scales"], np.float32))
+               if 0.5 <= s < 1]
+    if between:
+        return (f"Antialiased with Scale(s) in [0.5, 1) in dimension(s) {between}: torch's "
+                "antialias stretches their filter by 1 / Scale, the page's RESAMPLE3 only "
+                "where 1/Scale > 2")
+    return None
 
 
 def plan_resample(call: OperatorCall, runs: Callable[[str, int], bool] | None = None
@@ -150,22 +178,37 @@ def plan_resample(call: OperatorCall, runs: Callable[[str, int], bool] | None = 
     in_off, out_off = spec.offsets(call)
     pairs = [(float(i), float(o)) for i, o in zip(in_off, out_off, strict=True)]
     linear = a["InterpolationMode"] == "LINEAR"
+    rounding = spec.nearest_rounding(call)
+    nearest_modes = NEAREST_MODES
+    if "RoundingDirection" in a and not linear:  # RESAMPLE2/3: floor(c) or ceil(c)
+        if a["RoundingDirection"] != "DECREASING":
+            return (f"torch's nearest modes round down (floor); RoundingDirection "
+                    f"{a['RoundingDirection']} is ceil(c)")
+        nearest_modes = FLOOR_NEAREST_MODES
+    # RESAMPLE3 where the page stretches a dimension (else it is linear, as RESAMPLE2)
+    antialias = call.operator == "RESAMPLE3" and spec.antialias_axes(call) is not None
+    if antialias and _antialias_reason(call):
+        return _antialias_reason(call)
+    linear_kind = ANTIALIAS if antialias else "linear"
     n = len(sizes)
     moving = [d for d in range(n)
-              if not _unchanged(out[d], sizes[d], scales[d], pairs[d], linear)]
+              if not _unchanged(out[d], sizes[d], scales[d], pairs[d], linear, rounding)]
     needed = n - moving[0] if moving else 0
     if needed > 3:
         return (f"torch resamples at most the three dimensions after (batch, channel); this "
                 f"call resamples dimension(s) {moving} of {n}, so {needed} trailing ones")
+    if antialias and needed > 2:
+        return (f"torch antialiases 'bilinear' (two spatial dimensions) only; this call "
+                f"resamples dimension(s) {moving} of {n}")
     kinds = set()
     for d in moving:
         if linear and pairs[d] != HALF_PIXEL:
             return (f"torch's linear modes (align_corners=False) are half-pixel, offsets "
                     f"{HALF_PIXEL}; dimension {d} has {pairs[d]}")
-        if not linear and pairs[d] not in NEAREST_MODES:
-            return (f"torch's nearest modes take offsets {sorted(NEAREST_MODES)} ('nearest', "
-                    f"'nearest-exact'); dimension {d} has {pairs[d]}")
-        kinds.add("linear" if linear else NEAREST_MODES[pairs[d]])
+        if not linear and pairs[d] not in nearest_modes:
+            return (f"torch's nearest modes take offsets {sorted(nearest_modes)} ('nearest', "
+                    f"'nearest-exact') for {rounding.words}; dimension {d} has {pairs[d]}")
+        kinds.add(linear_kind if linear else nearest_modes[pairs[d]])
         expect = math.floor(sizes[d] * scales[d])
         if expect != out[d]:
             return (f"torch's output size is floor(InputSize * Scale) = {expect} along "
@@ -175,7 +218,9 @@ def plan_resample(call: OperatorCall, runs: Callable[[str, int], bool] | None = 
         return f"torch applies one nearest mode to every dimension; this call needs {sorted(kinds)}"
     kind = kinds.pop() if kinds else ("linear" if linear else "nearest")
     preferred = n if n <= 3 else (2 if needed <= 2 else 3)
-    ranks = [preferred] + [r for r in LINEAR_MODES if r > preferred]
+    if kind == ANTIALIAS:
+        preferred = 2
+    ranks = [preferred] + [r for r in LINEAR_MODES if r > preferred and kind != ANTIALIAS]
     rank = next((r for r in ranks if runs is None or runs(kind, r)), preferred)
     return _layout(kind, rank, sizes, out, scales, set(moving))
 
@@ -287,9 +332,11 @@ class TorchBackend(Backend):
         else:
             plan = plan_resample(call, self._runs(src.data_type))
             assert isinstance(plan, ResamplePlan)
+            linear = plan.kind in ("linear", ANTIALIAS)
             y = f.interpolate(x.reshape(plan.shape), scale_factor=list(plan.scale_factor),
                               mode=plan.mode, recompute_scale_factor=False,
-                              align_corners=False if plan.kind == "linear" else None)
+                              align_corners=False if linear else None,
+                              antialias=plan.kind == ANTIALIAS)
             if tuple(y.shape) != plan.out_shape:
                 raise RuntimeError(f"F.interpolate returned {tuple(y.shape)}, the plan says "
                                    f"{plan.out_shape}")

@@ -32,13 +32,14 @@ from backends.dxdispatch import (
     read_results,
     write_model,
 )
+from backends.numpy_reference import NumpyReferenceBackend
 from conformance import ops
 from conformance.backend import DescRejected, load_backend
 from conformance.casefile import Case, load_cases
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.session.runner import run_case, run_cases
-from conformance.tensors import DataType
+from conformance.tensors import DataType, TensorDesc
 from tests.support import DXDISPATCH_STANDIN, ROOT, SUPPORT
 from tests.support import dxdispatch_standin as standin
 
@@ -128,6 +129,63 @@ def test_resample1_and_resample_descs(by_id: dict[str, Case]) -> None:
     assert model["desc"]["InterpolationMode"] == "DML_INTERPOLATION_MODE_LINEAR"
     assert model["desc"]["ScaleCount"] == 4 and "DimensionCount" not in model["desc"]
     assert "InputPixelOffsets" not in model["desc"]
+
+
+def resample23(operator: str, direction: str = "DECREASING", antialiased: bool = True
+               ) -> OperatorCall:
+    attributes: dict[str, object] = {
+        "InterpolationMode": "LINEAR" if operator == "RESAMPLE3" else "NEAREST_NEIGHBOR",
+        "RoundingDirection": direction, "Scales": [1, 0.25, 3],
+        "InputPixelOffsets": [0.5, 0.5, 0], "OutputPixelOffsets": [-0.5, -0.5, 0]}
+    if operator == "RESAMPLE3":
+        attributes["Antialiased"] = antialiased
+    return ops.get(operator).make_call(
+        {"InputTensor": TensorDesc(DataType.UINT8, (2, 8, 3), (32, 4, 1)),
+         "OutputTensor": TensorDesc(DataType.UINT8, (2, 2, 9))}, attributes)
+
+
+@pytest.mark.parametrize("operator", ["RESAMPLE2", "RESAMPLE3"])
+def test_resample2_and_resample3_descs(operator: str) -> None:
+    """ParseDmlResample2OperatorDesc's fields (JsonParsersGenerated.cpp): RoundingDirection as a
+    DML_AXIS_DIRECTION name; RESAMPLE3 adds Antialiased as a JSON boolean (ParseBoolField)."""
+    for direction in ("INCREASING", "DECREASING"):
+        model = build_model(resample23(operator, direction))["dispatchables"]["op"]
+        assert model["type"] == f"DML_OPERATOR_{operator}"
+        desc = model["desc"]
+        assert desc["RoundingDirection"] == f"DML_AXIS_DIRECTION_{direction}"
+        assert desc["DimensionCount"] == 3 and desc["Scales"] == [1.0, 0.25, 3.0]
+        assert desc["InputTensor"]["Strides"] == [32, 4, 1]
+        fields = ["InputTensor", "OutputTensor", "InterpolationMode", "RoundingDirection",
+                  "DimensionCount", "Scales", "InputPixelOffsets", "OutputPixelOffsets"]
+        assert list(desc) == fields + (["Antialiased"] if operator == "RESAMPLE3" else [])
+    if operator == "RESAMPLE3":
+        for flag in (True, False):
+            desc = build_model(resample23(operator, antialiased=flag))["dispatchables"]["op"]
+            assert desc["desc"]["Antialiased"] is flag  # true / false, never 1 / 0
+            assert f'"Antialiased": {str(flag).lower()}' in json.dumps(desc)
+
+
+def test_the_stand_in_reads_booleans_as_dxdispatch_does() -> None:
+    dispatchable = build_model(resample23("RESAMPLE3"))["dispatchables"]["op"]
+    assert standin.parse_dispatchable(dispatchable).attributes["Antialiased"] is True
+    dispatchable["desc"]["Antialiased"] = 1  # ParseBool: "Expected a bool."
+    with pytest.raises(standin.ParseError, match="Expected a bool"):
+        standin.parse_dispatchable(dispatchable)
+
+
+@pytest.mark.parametrize("operator", ["RESAMPLE2", "RESAMPLE3"])
+def test_resample2_and_resample3_run_through_the_stand_in(no_env: None, operator: str) -> None:
+    """The model's round trip: the stand-in parses the JSON back into the same call and runs the
+    reference, so the output equals the reference's byte for byte."""
+    for direction in ("INCREASING", "DECREASING"):
+        call = resample23(operator, direction)
+        parsed = standin.parse_dispatchable(build_model(call)["dispatchables"]["op"])
+        assert same_desc(call, parsed)
+        bindings = random_bindings(call, 3)
+        want = {n: b.copy() for n, b in bindings.items()}
+        DxDispatchBackend(command=STANDIN).execute(call, bindings)
+        NumpyReferenceBackend().execute(call, want)
+        assert bindings["OutputTensor"].tobytes() == want["OutputTensor"].tobytes()
 
 
 def test_float_attributes_are_the_float32_values_the_operator_receives(

@@ -22,6 +22,7 @@ from backends.onnxruntime_backend import (
 )
 from conformance import ops
 from conformance.casefile import load_cases
+from conformance.judge.compare import judge
 from conformance.levels import HIGHEST
 from conformance.ops import OperatorCall
 from conformance.session.runner import run_cases
@@ -130,6 +131,122 @@ def test_resample1_offsets_choose_the_coordinate_mode() -> None:
     assert one_d["shapes"] == [[2], [6]]
 
 
+def resample23(operator: str, direction: str, scales: list[float], ins: list[float],
+               outs: list[float], sizes_in: tuple[int, ...], sizes_out: tuple[int, ...],
+               mode: str = "NEAREST_NEIGHBOR", data_type: DataType = DataType.FLOAT32,
+               **extra: Any) -> OperatorCall:
+    return call(operator, sizes_in, sizes_out, data_type, InterpolationMode=mode,
+                RoundingDirection=direction, Scales=scales, InputPixelOffsets=ins,
+                OutputPixelOffsets=outs, **extra)
+
+
+#: ONNX Runtime's DirectML provider, DmlOperatorResize.cpp: coordinate mode -> offsets
+#: (half_pixel 0.5 / -0.5, asymmetric 0 / 0), then nearest_mode -> RoundingDirection and the
+#: input offset it adds ("round_prefer_floor ... INCREASING; offsetAdjustment = 0.5",
+#: "round_prefer_ceil ... DECREASING ... -0.5", "floor ... DECREASING ... 0.0", "ceil ...
+#: INCREASING ... 0.0"), written out: (direction, in, out) -> the node.
+PROVIDER = {("DECREASING", 0.5, -0.5): ("half_pixel", "floor"),
+            ("DECREASING", 0.0, 0.0): ("asymmetric", "floor"),
+            ("DECREASING", 0.0, -0.5): ("half_pixel", "round_prefer_ceil"),
+            ("DECREASING", -0.5, 0.0): ("asymmetric", "round_prefer_ceil"),
+            ("INCREASING", 0.5, -0.5): ("half_pixel", "ceil"),
+            ("INCREASING", 0.0, 0.0): ("asymmetric", "ceil"),
+            ("INCREASING", 1.0, -0.5): ("half_pixel", "round_prefer_floor"),
+            ("INCREASING", 0.5, 0.0): ("asymmetric", "round_prefer_floor")}
+
+
+@pytest.mark.parametrize("operator", ["RESAMPLE2", "RESAMPLE3"])
+def test_resample2_nearest_is_the_node_the_directml_provider_maps_back(operator: str) -> None:
+    pytest.importorskip("onnx")
+    extra = {"Antialiased": False} if operator == "RESAMPLE3" else {}
+    for (direction, i, o), (mode, nearest) in PROVIDER.items():
+        f = fields(resample23(operator, direction, [1, 1, 2, 3], [i] * 4, [o] * 4, (1, 2, 3, 2),
+                              (1, 2, 6, 6), **extra))
+        assert f["attributes"] == {"mode": b"nearest", "nearest_mode": nearest.encode(),
+                                   "coordinate_transformation_mode": mode.encode()}, (direction, i)
+        assert f["opset"] == [("", 13)] and f["ir_version"] == 7
+    # the other direction's offsets have no node: DECREASING at (0.5, 0) would be ceil(x - 0.5)
+    odd = resample23(operator, "DECREASING", [2], [0.5], [0], (3,), (6,), **extra)
+    assert "offsets (0.5, 0) with RoundingDirection DECREASING in dimension 0" in (
+        onnx_model.why_not_expressible(odd) or "")
+    # one node, one nearest_mode: floor along one dimension, round_prefer_ceil along another
+    mixed = resample23(operator, "DECREASING", [2, 2], [0.5, 0], [-0.5, -0.5], (3, 3), (6, 6),
+                       **extra)
+    assert "different ONNX nearest modes" in (onnx_model.why_not_expressible(mixed) or "")
+    # a dimension of Scale 1 whose outputs read their own index goes with any node
+    free = fields(resample23(operator, "DECREASING", [1, 2], [0.5, 0], [-0.5, 0], (3, 3),
+                             (3, 6), **extra))
+    assert (free["attributes"]["coordinate_transformation_mode"],
+            free["attributes"]["nearest_mode"]) == (b"asymmetric", b"floor")
+
+
+def test_resample2_linear_ignores_the_direction_and_resample3_antialias_is_resize_18() -> None:
+    pytest.importorskip("onnx")
+    for direction in ("INCREASING", "DECREASING"):
+        f = fields(resample23("RESAMPLE2", direction, [1, 1, 2, 2], [0.5] * 4, [-0.5] * 4,
+                              (1, 1, 2, 2), (1, 1, 4, 4), mode="LINEAR"))
+        assert f["attributes"] == {"mode": b"linear",
+                                   "coordinate_transformation_mode": b"half_pixel"}
+    aa = fields(resample23("RESAMPLE3", "DECREASING", [1, 1, 0.25, 0.25], [0] * 4, [0] * 4,
+                           (1, 1, 8, 8), (1, 1, 2, 2), mode="LINEAR", Antialiased=True))
+    assert aa["attributes"] == {"mode": b"linear", "coordinate_transformation_mode":
+                                b"asymmetric", "antialias": 1}
+    assert aa["opset"] == [("", 18)] and aa["ir_version"] == 8
+    plain = fields(resample23("RESAMPLE3", "DECREASING", [1, 1, 0.25, 0.25], [0] * 4, [0] * 4,
+                              (1, 1, 8, 8), (1, 1, 2, 2), mode="LINEAR", Antialiased=False))
+    assert "antialias" not in plain["attributes"] and plain["opset"] == [("", 13)]
+
+
+def test_onnx_antialias_differs_where_the_page_does_not_stretch() -> None:
+    """ONNX stretches every Scale < 1; the page only 1/Scale > 2: Scales in [0.5, 1) differ.
+    A provider that computes ONNX (the CPU one) refuses those calls; the DirectML provider
+    passes the desc on (antialias -> Antialiased) and takes them."""
+    def aa(scales: list[float], sizes_in: tuple[int, ...], sizes_out: tuple[int, ...],
+           flag: bool = True) -> OperatorCall:
+        return resample23("RESAMPLE3", "DECREASING", scales, [0.5] * 4, [-0.5] * 4, sizes_in,
+                          sizes_out, mode="LINEAR", Antialiased=flag)
+
+    differs = onnx_model.antialias_differs
+    assert "dimension(s) [3]" in (differs(aa([1, 1, 0.25, 0.75], (1, 1, 8, 8), (1, 1, 2, 6)))
+                                  or "")
+    assert "dimension(s) [2]" in (differs(aa([1, 1, 0.5, 2], (1, 1, 8, 4), (1, 1, 4, 8))) or "")
+    assert differs(aa([1, 1, 0.25, 0.3], (1, 1, 8, 10), (1, 1, 2, 3))) is None
+    assert differs(aa([1, 1, 2, 1.5], (1, 1, 2, 2), (1, 1, 4, 3))) is None  # no Scale < 1
+    assert differs(aa([1, 1, 0.5, 0.75], (1, 1, 8, 8), (1, 1, 4, 6), flag=False)) is None
+    assert OnnxRuntimeBackend.onnx_semantics and not OnnxRuntimeDirectMLBackend.onnx_semantics
+
+
+def test_the_cpu_provider_refuses_what_onnx_computes_otherwise() -> None:
+    pytest.importorskip("onnxruntime")
+    c = resample23("RESAMPLE3", "DECREASING", [1, 1, 0.25, 0.75], [0.5] * 4, [-0.5] * 4,
+                   (1, 1, 8, 8), (1, 1, 2, 6), mode="LINEAR", Antialiased=True)
+    assert onnx_model.why_not_expressible(c) is None  # the DirectML provider would take it
+    reason = OnnxRuntimeBackend().unsupported_reason(c)
+    assert reason and reason.startswith("ONNX's Resize computes another operator here")
+
+
+@pytest.mark.parametrize("data_type", [DataType.FLOAT32, DataType.UINT8])
+def test_resample2_and_resample3_run_on_onnxruntime(data_type: DataType) -> None:
+    """Every nearest node of the provider's mapping and an antialiased downscale, run on the
+    CPU provider and judged against the reference: all PASS."""
+    pytest.importorskip("onnxruntime")
+    backend = OnnxRuntimeBackend()
+    rng = np.random.default_rng(5)
+    calls = [resample23("RESAMPLE2", d, [1, 1, 2.5, 1.5], [i] * 4, [o] * 4, (1, 2, 4, 5),
+                        (1, 2, 10, 7), data_type=data_type) for d, i, o in PROVIDER]
+    calls.append(resample23("RESAMPLE3", "INCREASING", [1, 1, 0.25, 0.3], [0.5] * 4, [-0.5] * 4,
+                            (1, 2, 16, 13), (1, 2, 4, 3), "LINEAR", data_type, Antialiased=True))
+    for c in calls:
+        assert backend.unsupported_reason(c) is None, c.attributes
+        src, dst = c.tensors["InputTensor"], c.tensors["OutputTensor"]
+        x = (rng.standard_normal(src.sizes) * 50 + 100).clip(0, 255).astype(data_type.numpy_dtype)
+        out = np.zeros(dst.total_size, np.uint8)
+        backend.execute(c, {"InputTensor": x.view(np.uint8).ravel().copy(), "OutputTensor": out})
+        got = out.view(data_type.numpy_dtype).reshape(dst.sizes)
+        expected = ops.get(c.operator).expected(c, {"InputTensor": x})["OutputTensor"]
+        assert judge(got, expected).status == "PASS", (c.operator, c.attributes, expected.rule)
+
+
 def test_data_type_mapping() -> None:
     onnx = pytest.importorskip("onnx")
     assert set(onnx_model.ONNX_TYPE_NAMES) == set(DataType)
@@ -177,7 +294,9 @@ def test_probed_capabilities() -> None:
     caps = OnnxRuntimeBackend().capabilities
     assert caps.feature_level == HIGHEST
     assert (caps.strided, caps.arbitrary_offsets, caps.rejects_invalid) == (False, False, False)
-    assert caps.offset_pairs == {(0.5, -0.5), (0.0, 0.0)}
+    # half_pixel and asymmetric, and for RESAMPLE2/3 nearest those plus a nearest_mode's shift
+    assert caps.offset_pairs == {(0.5, -0.5), (0.0, 0.0), (0.0, -0.5), (-0.5, 0.0),
+                                 (1.0, -0.5), (0.5, 0.0)}
     assert set(caps.operators) == set(onnx_model.OPERATORS)  # every operator it maps
     for name, types in caps.operators.items():
         assert {DataType.FLOAT32, DataType.FLOAT16, DataType.INT8, DataType.UINT8} <= types

@@ -35,10 +35,14 @@ CAUSES = {
 
 
 def cause(case: Case) -> str | None:
-    """The known cause a FAIL of this case is, or None (a new finding)."""
+    """The known cause a FAIL of this case is, or None (a new finding). 8-bit nearest is the
+    RESAMPLE / RESAMPLE1 finding only: RESAMPLE2's 8-bit floor and ceil are right (a FAIL there
+    would be new), though a case comparing RESAMPLE1 with RESAMPLE2 inherits RESAMPLE1's."""
     modes = {named.call.attributes.get("InterpolationMode") for named in case.calls} - {None}
     types = {d.data_type.name for named in case.calls for d in named.call.tensors.values()}
-    if modes == {"NEAREST_NEIGHBOR"} and types <= {"INT8", "UINT8"}:
+    operators = {named.call.operator for named in case.calls}
+    if (modes == {"NEAREST_NEIGHBOR"} and types <= {"INT8", "UINT8"}
+            and operators & {"RESAMPLE", "RESAMPLE1"}):
         return "nearest-8bit"
     if modes == {"LINEAR"}:
         return "linear-edges"

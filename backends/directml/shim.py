@@ -22,7 +22,7 @@ from conformance.backend import DescRejected
 from conformance.ops import OperatorCall
 from conformance.tensors import TensorDesc
 
-ABI_VERSION = 1  # DMLSHIM_ABI_VERSION in dmlshim.h
+ABI_VERSION = 2  # DMLSHIM_ABI_VERSION in dmlshim.h
 UINT_MAX = 2**32 - 1
 
 # enum dmlshim_result
@@ -61,7 +61,8 @@ class Call(ctypes.Structure):
                 ("input_pixel_offsets", ctypes.POINTER(ctypes.c_float)),
                 ("output_pixel_offsets", ctypes.POINTER(ctypes.c_float)),
                 ("input", Tensor), ("output", Tensor),
-                ("graph", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+                ("graph", ctypes.c_uint32), ("rounding_direction", ctypes.c_uint32),
+                ("antialiased", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
 
 
 class Status(ctypes.Structure):
@@ -126,6 +127,14 @@ def _enum(spec: ops.OperatorSpec, name: str, value: object) -> int:
     return number
 
 
+def _bool(value: object) -> int:
+    """A BOOL attribute's 32 bits: True / False as 1 / 0, an integer as it is (invalid descs)."""
+    number = int(value)  # type: ignore[call-overload]
+    if not -2**31 <= number <= UINT_MAX:
+        raise InexpressibleError(f"BOOL {number} does not fit 32 bits")
+    return number & UINT_MAX
+
+
 def flatten(call: OperatorCall, execution_flags: int = 0, graph: bool = False) -> Flat:
     """Every field of the operator desc, as dmlshim_call. Raises InexpressibleError for a desc
     no DirectML call can state, NotImplementedError for an operator the shim has no desc of."""
@@ -147,6 +156,10 @@ def flatten(call: OperatorCall, execution_flags: int = 0, graph: bool = False) -
     if "Scales" in a:
         c.interpolation_mode = _enum(spec, "InterpolationMode", a["InterpolationMode"])
         c.dimension_count = len(a["Scales"])
+        if "RoundingDirection" in a:  # RESAMPLE2, RESAMPLE3
+            c.rounding_direction = _enum(spec, "RoundingDirection", a["RoundingDirection"])
+        if "Antialiased" in a:  # RESAMPLE3: BOOL, any 32-bit value as given
+            c.antialiased = _bool(a["Antialiased"])
         for field_name, attr in (("scales", "Scales"), ("input_pixel_offsets", "InputPixelOffsets"),
                                  ("output_pixel_offsets", "OutputPixelOffsets")):
             if attr in a:

@@ -1,7 +1,7 @@
 """The catalogue of misreadings: plausible wrong readings of each operator, written down once and
 used twice (issue 11).
 
-- Diagnosis (conformance.diagnose): when a case FAILs, the harness runs each misreading that
+- Diagnosis (conformance.judge.diagnose): when a case FAILs, the harness runs each misreading that
   applies to the call on the same input bytes and says which one the output equals ("the output
   equals Strides taken as byte distances instead of element counts").
 - Self-check (tests/test_judge_misreadings.py): every misreading, run as a backend that claims one

@@ -47,19 +47,24 @@ class Attribute:
     """A non-tensor member of the operator desc, named as on the spec page.
 
     kind: "uint" (UINT), "enum" (names in `values`, DirectML.h values), "floats" (FLOAT array
-    whose length is the operator's DimensionCount/ScaleCount).
+    whose length is the operator's DimensionCount/ScaleCount), "bool" (BOOL: true/false, or
+    the C values 1/0).
     prefix: an enum's DirectML.h prefix (its type's name and "_"), which a case may write
     before the name and parse() removes.
     """
 
     name: str
-    kind: Literal["uint", "enum", "floats"]
+    kind: Literal["uint", "enum", "floats", "bool"]
     values: Mapping[str, int] = field(default_factory=dict)
     prefix: str = ""
 
     def parse(self, value: Any) -> Any:
         """Canonical form: int for uint; the enum name (or the raw int when the value is not a
-        known enumerator, so invalid descs stay expressible); a tuple of floats."""
+        known enumerator, so invalid descs stay expressible); a tuple of floats; a bool."""
+        if self.kind == "bool":
+            if isinstance(value, int) and value in (0, 1):  # true, false, or BOOL's 1 and 0
+                return bool(value)
+            raise ValueError(f"{self.name} is a BOOL (true or false), got {value!r}")
         if self.kind == "uint":
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**32:
                 raise ValueError(f"{self.name} is a UINT, got {value!r}")

@@ -6,11 +6,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from conformance import ops
 from conformance.levels import FeatureLevel
 from conformance.results.model import FAILING, PASSING, Result, decisive, summary
 
-#: The levels at which the operators' tables change: the levels a verdict is given for.
-VERDICT_LEVELS = tuple(FeatureLevel.parse(t) for t in ("1_0", "2_0", "2_1", "5_0", "5_1", "6_2"))
+#: The levels at which an operator appears or its tables change: the levels a verdict is given
+#: for. Derived from the operator specs, so that an operator package brings its own levels.
+VERDICT_LEVELS: tuple[FeatureLevel, ...] = tuple(sorted(
+    {spec.introduced for spec in ops.OPERATORS.values()}
+    | {t.level for spec in ops.OPERATORS.values() for t in spec.support}))
 
 
 def verdicts(results: list[Result], claimed: FeatureLevel) -> dict[str, dict[str, Any]]:

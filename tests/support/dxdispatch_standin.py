@@ -10,8 +10,9 @@ does (DxDispatch/src/model/JsonParsers.cpp, JsonParsersGenerated.cpp in microsof
 but only the fields that module emits, and more strictly (an unknown desc field is an error):
 - resources: buffers initialised from .npy files (`initialValues: {sourcePath}`), optional
   `initialValuesDataType` (must match the file's type), optional `sizeInBytes`;
-- dispatchables: {"type": "DML_OPERATOR_<NAME>", "desc": {...}} for the six operators in
-  OPERATORS; enums by full name or suffix, strings only; FLOATs as numbers or "nan"/"inf"/"-inf",
+- dispatchables: {"type": "DML_OPERATOR_<NAME>", "desc": {...}} for the operators in
+  OPERATORS; enums by full name or suffix, strings only; BOOLs as JSON true / false only;
+  FLOATs as numbers or "nan"/"inf"/"-inf",
   cast to float32; tensor descs with DataType, DimensionCount, Sizes, Strides,
   TotalTensorSizeInBytes (0 or absent: DMLCalcBufferTensorSize), GuaranteedBaseOffsetAlignment;
 - commands: dispatch (bindings: bind point -> resource name), writeFile (.npy), print.
@@ -61,8 +62,9 @@ MESSAGES = {0x80070057: "The parameter is incorrect.",
 #: The operators whose desc the stand-in parses (the fields backends/dxdispatch.py writes for
 #: them), by exact name: it refuses any other, as DxDispatch refuses a type it cannot parse.
 OPERATORS = ("DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1",
-             "RESAMPLE", "RESAMPLE1")
-ENUM_PREFIXES = {"Order": "DML_DEPTH_SPACE_ORDER_", "InterpolationMode": "DML_INTERPOLATION_MODE_"}
+             "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "RESAMPLE3")
+ENUM_PREFIXES = {"Order": "DML_DEPTH_SPACE_ORDER_", "InterpolationMode": "DML_INTERPOLATION_MODE_",
+                 "RoundingDirection": "DML_AXIS_DIRECTION_"}
 TENSOR_FIELDS = {"DataType", "DimensionCount", "Sizes", "Strides", "TotalTensorSizeInBytes",
                  "GuaranteedBaseOffsetAlignment"}
 
@@ -121,6 +123,12 @@ def _enum(value: Any, prefix: str, name: str) -> str:
     return value.removeprefix(prefix)  # the spec's own parser refuses unknown names
 
 
+def _bool(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):  # ParseBool: a JSON true / false, nothing else
+        raise ParseError(f"Error parsing field '{name}': Expected a bool.")
+    return value
+
+
 def parse_tensor_desc(obj: Any, name: str) -> TensorDesc:
     if not isinstance(obj, dict):
         raise ParseError(f"Error parsing field '{name}': Expected a non-null JSON object.")
@@ -173,6 +181,8 @@ def parse_dispatchable(obj: Any) -> OperatorCall:
             if not isinstance(value, list):
                 raise ParseError(f"Error parsing field '{attr.name}': Expected an array.")
             attributes[attr.name] = [_float(v, attr.name) for v in value]
+        elif attr.kind == "bool":
+            attributes[attr.name] = _bool(value, attr.name)
         else:
             attributes[attr.name] = _uint(value, attr.name)
     for name in spec.derived_attributes:

@@ -27,7 +27,7 @@ typedef struct DML_TENSOR_DESC { uint32_t Type; const void *Desc; } DML_TENSOR_D
 enum {
     DML_OPERATOR_SPACE_TO_DEPTH = 68, DML_OPERATOR_DEPTH_TO_SPACE = 69, DML_OPERATOR_RESAMPLE = 96,
     DML_OPERATOR_DEPTH_TO_SPACE1 = 113, DML_OPERATOR_SPACE_TO_DEPTH1 = 114,
-    DML_OPERATOR_RESAMPLE1 = 116,
+    DML_OPERATOR_RESAMPLE1 = 116, DML_OPERATOR_RESAMPLE2 = 161, DML_OPERATOR_RESAMPLE3 = 175,
 };
 typedef struct DML_OPERATOR_DESC { uint32_t Type; const void *Desc; } DML_OPERATOR_DESC;
 
@@ -41,6 +41,13 @@ typedef struct { const DML_TENSOR_DESC *InputTensor, *OutputTensor; uint32_t Int
 /* DML_RESAMPLE1_OPERATOR_DESC */
 typedef struct { const DML_TENSOR_DESC *InputTensor, *OutputTensor; uint32_t InterpolationMode;
                  uint32_t DimensionCount; const float *Scales, *InputPixelOffsets, *OutputPixelOffsets; } DML_RESAMPLE1_DESC;
+/* DML_RESAMPLE2_OPERATOR_DESC (RoundingDirection: DML_AXIS_DIRECTION, INCREASING 0, DECREASING 1) */
+typedef struct { const DML_TENSOR_DESC *InputTensor, *OutputTensor; uint32_t InterpolationMode; uint32_t RoundingDirection;
+                 uint32_t DimensionCount; const float *Scales, *InputPixelOffsets, *OutputPixelOffsets; } DML_RESAMPLE2_DESC;
+/* DML_RESAMPLE3_OPERATOR_DESC: RESAMPLE2's fields, then BOOL Antialiased */
+typedef struct { const DML_TENSOR_DESC *InputTensor, *OutputTensor; uint32_t InterpolationMode; uint32_t RoundingDirection;
+                 uint32_t DimensionCount; const float *Scales, *InputPixelOffsets, *OutputPixelOffsets;
+                 int32_t Antialiased; } DML_RESAMPLE3_DESC;
 
 /* IDMLDevice::CheckFeatureSupport */
 enum { DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT = 0, DML_FEATURE_FEATURE_LEVELS = 1 };

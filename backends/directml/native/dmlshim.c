@@ -276,7 +276,8 @@ EXPORT int32_t dmlshim_data_type_supported(uint32_t data_type, int32_t *supporte
 struct built {
     DML_BUFFER_TENSOR_DESC buffer[2];
     DML_TENSOR_DESC tensor[2];
-    union { DML_DEPTH_SPACE_DESC ds; DML_DEPTH_SPACE1_DESC ds1; DML_RESAMPLE_DESC rs; DML_RESAMPLE1_DESC rs1; } op;
+    union { DML_DEPTH_SPACE_DESC ds; DML_DEPTH_SPACE1_DESC ds1; DML_RESAMPLE_DESC rs; DML_RESAMPLE1_DESC rs1;
+            DML_RESAMPLE2_DESC rs2; DML_RESAMPLE3_DESC rs3; } op;
     DML_OPERATOR_DESC desc;
 };
 
@@ -303,6 +304,15 @@ static int build_desc(const dmlshim_call *c, struct built *b, dmlshim_status *st
         b->op.rs1 = (DML_RESAMPLE1_DESC){&b->tensor[0], &b->tensor[1], c->interpolation_mode, c->dimension_count,
                                          c->scales, c->input_pixel_offsets, c->output_pixel_offsets};
         break;
+    case DML_OPERATOR_RESAMPLE2:
+        b->op.rs2 = (DML_RESAMPLE2_DESC){&b->tensor[0], &b->tensor[1], c->interpolation_mode, c->rounding_direction,
+                                         c->dimension_count, c->scales, c->input_pixel_offsets, c->output_pixel_offsets};
+        break;
+    case DML_OPERATOR_RESAMPLE3:
+        b->op.rs3 = (DML_RESAMPLE3_DESC){&b->tensor[0], &b->tensor[1], c->interpolation_mode, c->rounding_direction,
+                                         c->dimension_count, c->scales, c->input_pixel_offsets, c->output_pixel_offsets,
+                                         (int32_t)c->antialiased};
+        break;
     default:
         st->stage = DMLSHIM_STAGE_CREATE_OPERATOR;
         say(st, "operator type %u is not one the shim describes", c->operator_type);
@@ -318,7 +328,7 @@ static size_t call_key(const dmlshim_call *c, unsigned char *out)
     size_t n = 0;
 #define PUT(p, size) do { if (out) memcpy(out + n, (p), (size)); n += (size); } while (0)
     PUT(&c->operator_type, 6 * sizeof(uint32_t));
-    PUT(&c->graph, sizeof c->graph);
+    PUT(&c->graph, 3 * sizeof c->graph);  /* graph, rounding_direction, antialiased */
     if (c->scales) PUT(c->scales, c->dimension_count * sizeof(float));
     if (c->input_pixel_offsets) PUT(c->input_pixel_offsets, c->dimension_count * sizeof(float));
     if (c->output_pixel_offsets) PUT(c->output_pixel_offsets, c->dimension_count * sizeof(float));

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#define DMLSHIM_ABI_VERSION 1
+#define DMLSHIM_ABI_VERSION 2
 
 typedef struct dmlshim_tensor {
     uint32_t data_type;                        /* DML_TENSOR_DATA_TYPE */
@@ -32,10 +32,12 @@ typedef struct dmlshim_call {
     uint32_t dimension_count;                  /* resample: ScaleCount / DimensionCount */
     uint32_t execution_flags;                  /* DML_EXECUTION_FLAGS for CompileOperator / CompileGraph */
     const float *scales;
-    const float *input_pixel_offsets;          /* RESAMPLE1 */
-    const float *output_pixel_offsets;         /* RESAMPLE1 */
+    const float *input_pixel_offsets;          /* RESAMPLE1, RESAMPLE2, RESAMPLE3 */
+    const float *output_pixel_offsets;         /* RESAMPLE1, RESAMPLE2, RESAMPLE3 */
     dmlshim_tensor input, output;
     uint32_t graph;                            /* 0: CompileOperator; 1: CompileGraph of one node */
+    uint32_t rounding_direction;               /* RESAMPLE2, RESAMPLE3: DML_AXIS_DIRECTION */
+    uint32_t antialiased;                      /* RESAMPLE3: BOOL Antialiased */
     uint32_t reserved;
 } dmlshim_call;
 

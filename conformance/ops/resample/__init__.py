@@ -12,9 +12,11 @@ from conformance.ops.resample.spec import (
     LEGAL_COORDINATE_REL_ERROR,
     MODES,
     PAGES,
+    NearestRounding,
     Resample,
     Resample1,
     coordinates,
+    interpolated,
     legal_coordinate_error,
     linear_taps,
     nearest_index,
@@ -25,6 +27,6 @@ OPERATORS = (Resample(), Resample1())
 
 __all__ = ["ACCUMULATION_REL_ERROR", "COORDINATE_REL_ERROR", "D3D_RULES", "FLOAT16_OP_ERROR",
            "FLOAT32_MIN_NORMAL", "FLOAT32_OP_ERROR", "INTERPOLATION_MODE",
-           "LEGAL_COORDINATE_REL_ERROR", "MODES", "OPERATORS", "PAGES", "Resample", "Resample1",
-           "coordinates", "legal_coordinate_error", "linear_taps", "nearest_index",
-           "operation_count"]
+           "LEGAL_COORDINATE_REL_ERROR", "MODES", "OPERATORS", "PAGES", "NearestRounding",
+           "Resample", "Resample1", "coordinates", "interpolated", "legal_coordinate_error",
+           "linear_taps", "nearest_index", "operation_count"]

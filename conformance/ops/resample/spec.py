@@ -26,7 +26,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -123,9 +123,27 @@ def linear_taps(c: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return i0, np.minimum(i0 + 1, size - 1), c - i0
 
 
-def nearest_index(c: np.ndarray) -> np.ndarray:
-    """floor(c + 0.5): halves round up (spec-notes §4, the reading at ties)."""
-    return np.floor(c + 0.5).astype(np.int64)
+def nearest_index(c: np.ndarray, halves_up: bool = True) -> np.ndarray:
+    """floor(c + 0.5): halves round up (spec-notes §4, the reading at ties); halves_up=False:
+    ceil(c - 0.5), halves round down."""
+    return (np.floor(c + 0.5) if halves_up else np.ceil(c - 0.5)).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class NearestRounding:
+    """How NEAREST_NEIGHBOR turns a coordinate c into an input index: the nearest integer to
+    c + shift, halves up or down, and the words the judgement uses for it. The default is
+    RESAMPLE(1)'s floor(c + 0.5) (notes §4); RESAMPLE2's RoundingDirection is floor(c) as shift
+    -0.5 halves up, ceil(c) as shift +0.5 halves down. Either way a coordinate within float32
+    rounding of a half of c + shift accepts either neighbour in mandatory cases."""
+
+    shift: float = 0.0
+    halves_up: bool = True
+    words: str = "floor(c + 0.5)"
+    #: Why the strict model (ambiguous cases) holds to `words` even at ties.
+    strict_why: str = "the suite's reading of an ambiguous region, notes §4"
+    #: Why mandatory cases accept either neighbour at a tie.
+    tie_why: str = "notes §4"
 
 
 class _Resample(ResampleExamples, OperatorSpec):
@@ -221,6 +239,10 @@ class _Resample(ResampleExamples, OperatorSpec):
         return [legal_coordinate_error(o, s, a, b) for o, s, a, b
                 in zip(call.tensors["OutputTensor"].sizes, scales, in_off, out_off, strict=True)]
 
+    def nearest_rounding(self, call: OperatorCall) -> NearestRounding:
+        """How NEAREST_NEIGHBOR rounds this call's coordinates: floor(c + 0.5) (notes §4)."""
+        return NearestRounding()
+
     def reference(self, call: OperatorCall, inputs: Mapping[str, np.ndarray]
                   ) -> dict[str, np.ndarray]:
         return {"OutputTensor": self.expected(call, inputs)["OutputTensor"].values}
@@ -231,7 +253,7 @@ class _Resample(ResampleExamples, OperatorSpec):
         x = inputs["InputTensor"]
         axes = self.axes(call, x.shape)
         if call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR":
-            return {"OutputTensor": _nearest(x, axes, strict)}
+            return {"OutputTensor": _nearest(x, axes, strict, self.nearest_rounding(call))}
         half = (x.dtype == np.float16
                 and bool(flags & ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION))
         return {"OutputTensor": _linear(x, axes, self.legal_axes(call), half)}
@@ -241,13 +263,14 @@ def _take(x: np.ndarray, indices: Sequence[np.ndarray]) -> np.ndarray:
     return x[np.ix_(*indices)]
 
 
-def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: bool = False
-             ) -> Expected:
-    """floor(c + 0.5), bits copied; near-ties accept the other neighbour too (notes §4), unless
-    strict (the reading alone: halves round up)."""
+def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: bool = False,
+             rounding: NearestRounding = NearestRounding()) -> Expected:
+    """The rounding's index (floor(c + 0.5) by default), bits copied; near-ties accept the other
+    neighbour too (notes §4), unless strict (the reading alone: ties round as `rounding` says)."""
     primary, others = [], []
     for (c, err), size in zip(axes, x.shape, strict=True):
-        idx = nearest_index(c)
+        c = c + rounding.shift
+        idx = nearest_index(c, rounding.halves_up)
         frac = c - np.floor(c)
         tie = np.abs(frac - 0.5) <= err
         other = np.where(idx > np.floor(c), idx - 1, idx + 1)
@@ -257,10 +280,10 @@ def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: b
     values = _take(x, primary)
     tied = [d for d, o in enumerate(others) if o is not None]
     if strict:
-        return _any_nan(Expected(values, rule="nearest, floor(c + 0.5) even at ties (the suite's "
-                                              "reading of an ambiguous region, notes §4)"))
+        return _any_nan(Expected(values, rule=f"nearest, {rounding.words} even at ties "
+                                              f"({rounding.strict_why})"))
     if not tied:
-        return _any_nan(Expected(values, rule="nearest, floor(c + 0.5), bit-exact"))
+        return _any_nan(Expected(values, rule=f"nearest, {rounding.words}, bit-exact"))
     alternatives = []
     for choice in itertools.product((False, True), repeat=len(tied)):
         if any(choice):
@@ -270,7 +293,7 @@ def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: b
                     picked[d] = others[d]
             alternatives.append(_take(x, picked))
     return _any_nan(Expected(values, kind="one_of", alternatives=tuple(alternatives),
-                             rule="nearest, either neighbour at a tie (notes §4)"))
+                             rule=f"nearest, either neighbour at a tie ({rounding.tie_why})"))
 
 
 def _any_nan(exp: Expected) -> Expected:
@@ -337,29 +360,37 @@ def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]],
         spread = hi - lo
         float_error = ACCUMULATION_REL_ERROR * magnitude + coord_err * spread
         envelope = _legal_error(x.ndim, peak, spread, legal_err, half)
+    return interpolated(y, dtype, float_error, envelope, "linear", nan_ok, half)
+
+
+def interpolated(y: np.ndarray, dtype: np.dtype, strict_error: np.ndarray,
+                 legal_error: np.ndarray, rule: str, nan_ok: np.ndarray | bool,
+                 half: bool) -> Expected:
+    """The expectation of an interpolated output y (float64, exact): within strict_error of y
+    strictly and within legal_error legally, besides the last rounding to the output type (its
+    spacing; for integers, either neighbour of the exact value, widened by the error of the value
+    itself: a float32 2.9999998 for an exact 3 may truncate to 2). rule: what computes y."""
     if np.issubdtype(dtype, np.integer):
         info = np.iinfo(dtype)
         center = np.clip(y, info.min, info.max)
         values = np.rint(center).astype(dtype)
-        # Either integer neighbour of the exact value, widened by the float32 error of the value
-        # itself (a float32 2.9999998 for an exact 3 may truncate to 2).
         neighbour = np.nextafter(1.0, 0.0)
-        rule = "linear, either integer neighbour of the exact value (notes §4)"
-        return Expected(values, kind="within", center=center, bound=neighbour + float_error,
+        rule = f"{rule}, either integer neighbour of the exact value (notes §4)"
+        return Expected(values, kind="within", center=center, bound=neighbour + strict_error,
                         rule=rule,
                         legal=Expected(values, kind="within", center=center,
-                                       bound=neighbour + envelope,
+                                       bound=neighbour + legal_error,
                                        rule=f"{rule}, widened by the float32 error {D3D_RULES} "
                                             "allow"))
     values = y.astype(dtype)
     with np.errstate(invalid="ignore", over="ignore"):
         last = np.spacing(np.abs(values)).astype(np.float64)
     precision = "FLOAT16 math in half precision" if half else "float32 math"
-    return Expected(values, kind="within", center=y, bound=last + float_error, nan_ok=nan_ok,
-                    rule="linear, within the strict float32 error bound (docs/tolerances.md)",
-                    legal=Expected(values, kind="within", center=y, bound=last + envelope,
+    return Expected(values, kind="within", center=y, bound=last + strict_error, nan_ok=nan_ok,
+                    rule=f"{rule}, within the strict float32 error bound (docs/tolerances.md)",
+                    legal=Expected(values, kind="within", center=y, bound=last + legal_error,
                                    nan_ok=nan_ok,
-                                   rule=f"linear, within the legal envelope of {precision} under "
+                                   rule=f"{rule}, within the legal envelope of {precision} under "
                                         f"the {D3D_RULES} (docs/tolerances.md)"))
 
 

@@ -1,0 +1,7 @@
+"""RESAMPLE2: RESAMPLE1 with a RoundingDirection for nearest neighbour (spec.py says how)."""
+
+from conformance.ops.resample2.spec import AXIS_DIRECTIONS, PAGES, ROUNDINGS, Resample2, tables
+
+__all__ = ["AXIS_DIRECTIONS", "OPERATORS", "PAGES", "ROUNDINGS", "Resample2", "tables"]
+
+OPERATORS = (Resample2(),)
