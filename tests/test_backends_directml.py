@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ctypes
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,8 +23,8 @@ from conformance.flags import ExecutionFlags
 from conformance.judge.compare import judge
 from conformance.session.runner import run_case
 from conformance.tensors import DataType, TensorDesc, footprint_mask, read_tensor, write_tensor
+from tests.support import DOCUMENTED, GENERATED, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 LAYER, MISSING = layers.load_layer()
 needs_layer = pytest.mark.skipif(LAYER is None, reason=f"real DirectML not run: {MISSING}")
 
@@ -161,7 +160,7 @@ def test_status_layout_matches_dmlshim_h():
 def test_without_a_layer_every_case_says_to_run_the_setup(tmp_path, monkeypatch):
     monkeypatch.setenv(layers.ENV_CACHE, str(tmp_path))
     backend = DirectMLBackend()
-    case = load_file(ROOT / "cases/documented/depth_to_space1.yaml")[0]
+    case = load_file(DOCUMENTED / "depth_to_space1.yaml")[0]
     result = run_case(case, backend)
     assert result.status == "NOT_SUPPORTED"
     assert "dmlconf directml setup" in result.message
@@ -200,7 +199,7 @@ def test_capabilities_are_what_directml_reports():
 @pytest.mark.parametrize("backend_class", [DirectMLBackend, DirectMLGraphBackend])
 def test_documented_depth_to_space1_bit_for_bit(backend_class):
     backend = backend_class()
-    cases = load_file(ROOT / "cases/documented/depth_to_space1.yaml")
+    cases = load_file(DOCUMENTED / "depth_to_space1.yaml")
     assert len(cases) == 2
     for case in cases:
         result = run_case(case, backend)
@@ -358,7 +357,7 @@ def test_the_baseline_classifies_known_findings_and_refuses_new_ones():
     from backends.directml import baseline
     from conformance.casefile import load_cases
 
-    cases = load_cases([ROOT / "cases" / "generated" / "sampling"])
+    cases = load_cases([GENERATED / "sampling"])
     by_kind = {}
     for c in cases:
         call = c.calls[0].call

@@ -26,12 +26,11 @@ from conformance.ops import OperatorCall
 from conformance.results import exit_status
 from conformance.session.runner import run_cases
 from conformance.tensors import DataType, TensorDesc, footprint_mask, read_tensor, write_tensor
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import CASES, GENERATED, ROOT
 
 
 def test_the_whole_committed_suite_passes_on_numba() -> None:
-    cases = load_cases([ROOT / "cases"])
+    cases = load_cases([CASES])
     results = run_cases(cases, load_backend("numba"))
     bad = [(r.id, r.status, r.message[:200]) for r in results if r.status != "PASS"]
     assert bad == []
@@ -58,7 +57,7 @@ print(hits, misses)
 
 def test_a_second_process_loads_the_compiled_kernels_from_disk(tmp_path: Path) -> None:
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
-    cases = str(ROOT / "cases" / "generated" / "large")
+    cases = str(GENERATED / "large")
 
     def child() -> tuple[int, int]:
         out = subprocess.run([sys.executable, "-c", CHILD, cases], env=env, cwd=ROOT,

@@ -6,7 +6,6 @@ onnxruntime, and a certification run on the documented cases and a sample of the
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,9 +26,9 @@ from conformance.levels import HIGHEST
 from conformance.ops import OperatorCall
 from conformance.session.runner import run_cases
 from conformance.tensors import DataType, TensorDesc
+from tests.support import DOCUMENTED, GENERATED
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = [ROOT / "cases" / "documented"] + [ROOT / "cases" / "generated" / p for p in (
+SAMPLE = [DOCUMENTED] + [GENERATED / p for p in (
     "bitlevel", "equivalence/resample.yaml", "equivalence/identity.yaml", "invalid/resample1.yaml",
     "layouts/depth_to_space1.yaml", "offsets/single_axis.yaml", "offsets/ties.yaml",
     "roundtrip/space_depth.yaml", "tables/resample1.yaml", "tables/space_to_depth1.yaml")]
@@ -367,7 +366,7 @@ def test_directml_provider_missing_is_not_supported() -> None:
         pytest.skip("this machine has the DirectML provider")
     backend = OnnxRuntimeDirectMLBackend()
     assert backend.name == "onnxruntime-directml"
-    results = run_cases(load_cases([ROOT / "cases" / "documented"]), backend)
+    results = run_cases(load_cases([DOCUMENTED]), backend)
     messages = {(r.status, r.message) for r in results}
     assert len(messages) == 1
     status, message = messages.pop()

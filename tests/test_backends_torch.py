@@ -6,7 +6,6 @@ in docs/peer-torch.md."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,9 +19,8 @@ from conformance.ops import OperatorCall
 from conformance.results import Result
 from conformance.session import runner
 from conformance.tensors import DataType, TensorDesc
+from tests.support import CASES
 
-ROOT = Path(__file__).resolve().parent.parent
-CASES = ROOT / "cases"
 F32, F16, U8 = DataType.FLOAT32, DataType.FLOAT16, DataType.UINT8
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
+
 HARNESS = ROOT / "conformance"
 
 #: docs/architecture.md's layers, by dotted module prefix (the longest prefix decides).

@@ -9,8 +9,6 @@ or with onnxruntime.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -18,12 +16,12 @@ from conformance import ops
 from conformance.judge.compare import mismatches
 from conformance.levels import FeatureLevel
 from conformance.tensors import DataType, TensorDesc
+from tests.support import DOCUMENTED
 
 R2 = ops.get("RESAMPLE2")
 R1 = ops.get("RESAMPLE1")
 DTYPE_OF = {t.numpy_dtype: t for t in DataType}
 L = FeatureLevel.parse
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def make(spec, x_shape, out_shape, mode="NEAREST_NEIGHBOR", direction="DECREASING", scales=None,
@@ -326,7 +324,7 @@ def test_onnxruntime_cpu_resize_passes_under_the_dml_mapping(nearest_mode, scale
 def documented(name: str):
     from conformance import casefile
 
-    cases = casefile.load_file(ROOT / f"cases/documented/{name}.yaml")
+    cases = casefile.load_file(DOCUMENTED / f"{name}.yaml")
     return {c.id.rsplit("/", 1)[1]: c for c in cases}
 
 

@@ -9,8 +9,6 @@ the coordinate c, divided by the weights' sum (4 for a whole stretch).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -20,11 +18,11 @@ from conformance.judge.compare import margin, mismatches
 from conformance.levels import FeatureLevel
 from conformance.ops.resample3.antialias import stretch
 from conformance.tensors import DataType, TensorDesc
+from tests.support import DOCUMENTED
 
 R3 = ops.get("RESAMPLE3")
 R2 = ops.get("RESAMPLE2")
 L = FeatureLevel.parse
-ROOT = Path(__file__).resolve().parent.parent
 DTYPE_OF = {t.numpy_dtype: t for t in DataType}
 POWERS = (2.0 ** np.arange(12)).astype(np.float32)  # 1 2 4 ... 2048
 
@@ -338,7 +336,7 @@ def test_strict_is_inside_legal_and_half_precision_widens_only_the_legal():
 def documented():
     from conformance import casefile
 
-    cases = casefile.load_file(ROOT / "cases/documented/resample3.yaml")
+    cases = casefile.load_file(DOCUMENTED / "resample3.yaml")
     return {c.id.rsplit("/", 1)[1]: c for c in cases}
 
 
