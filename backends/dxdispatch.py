@@ -4,8 +4,8 @@
 NOTHING HERE HAS RUN ON REAL DIRECTML: this workplace has no Windows or WSL2 GPU. The model
 format, the command line and the failure output below were read from DxDispatch's documentation
 and source (github.com/microsoft/DirectML, folder DxDispatch), and the backend is tested against
-tests/dxdispatch_standin.py, a stand-in executable (a test double) that reads the same models.
-docs/directml.md says how to certify real DirectML with it.
+tests/support/dxdispatch_standin.py, a stand-in executable (a test double) that reads the same
+models. docs/directml.md says how to certify real DirectML with it.
 
 What was taken from where (paths in microsoft/DirectML):
 - Model layout: `resources` (buffers: `initialValuesDataType`, `initialValues`

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,9 +21,9 @@ from conformance import ops
 from conformance.backend import BUILTIN, Backend, BackendLoadError, Capabilities, load_backend
 from conformance.ops import OperatorCall
 from conformance.tensors import DataType, TensorDesc, read_tensor, write_tensor
+from tests.support import DXDISPATCH_STANDIN
 
 SYNTHETIC = "RESAMPLE_SYNTHETIC"
-STANDIN = Path(__file__).resolve().parent / "dxdispatch_standin.py"
 #: Each built-in backend's dispatch table: the operators its execute routes to a kernel.
 DISPATCH = {
     "numpy": ops.OPERATORS,  # the reference: generic over every operator spec
@@ -51,7 +50,7 @@ def synthetic(monkeypatch: pytest.MonkeyPatch) -> Iterator[ops.OperatorSpec]:
 def build(name: str) -> Backend:
     """The built-in backend, the dxdispatch one on the stand-in executable (so that it runs)."""
     if name == "dxdispatch":
-        return dxd.DxDispatchBackend(command=[sys.executable, str(STANDIN)])
+        return dxd.DxDispatchBackend(command=[sys.executable, str(DXDISPATCH_STANDIN)])
     try:
         return load_backend(name)
     except BackendLoadError as exc:

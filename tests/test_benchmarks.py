@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import DOCUMENTED, ROOT
 
 
 def test_the_benchmark_runs_and_writes_its_table(tmp_path: Path) -> None:
@@ -34,7 +34,7 @@ def test_the_benchmark_runs_and_writes_its_table(tmp_path: Path) -> None:
 def test_the_workers_benchmark_runs_and_writes_its_table(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "bench_workers.py"), "--repeats", "1",
-         "--cases", str(ROOT / "cases" / "documented"), "--json", str(tmp_path / "w.json")],
+         "--cases", str(DOCUMENTED), "--json", str(tmp_path / "w.json")],
         capture_output=True, text=True, check=True, timeout=600).stdout
     assert "| backend | mode | cases | wall s |" in out
     rows = json.loads((tmp_path / "w.json").read_text())

@@ -16,10 +16,7 @@ import pytest
 
 from conformance.casefile import load_cases
 from conformance.cli import main
-
-ROOT = Path(__file__).resolve().parent.parent
-CASES = ROOT / "cases"
-BROKEN = Path(__file__).resolve().parent / "broken_backends.py"
+from tests.support import BROKEN, CASES, Dmlconf, statuses
 
 D2S1_CRD = "documented/depth_to_space1/example-2-column-row-depth"
 ROW_MAJOR = "documented/strides/2d-row-major"
@@ -40,17 +37,6 @@ VENDOR = textwrap.dedent('''
 ''')
 
 
-def run_json(tmp_path: Path, *args: str, name: str = "results.json") -> tuple[int, dict]:
-    """main(["run", ...]) writing its JSON into tmp_path; (exit status, document)."""
-    out = tmp_path / name
-    code = main(["run", "-q", "--json", str(out), *args])
-    return code, json.loads(out.read_text(encoding="utf-8"))
-
-
-def statuses(doc: dict) -> dict[str, str]:
-    return {r["id"]: r["status"] for r in doc["results"]}
-
-
 def dmlconf() -> str:
     found = (shutil.which("dmlconf", path=str(Path(sys.executable).parent))
              or shutil.which("dmlconf"))
@@ -66,8 +52,8 @@ def outside_env(tmp_path: Path) -> dict[str, str]:
 
 # -- run ----------------------------------------------------------------------------------------
 def test_run_on_the_committed_cases_exits_0_and_writes_the_json(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, doc = run_json(tmp_path, "--cases", str(CASES))
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = dmlconf("--cases", str(CASES))
     assert code == 0
     total = len(load_cases([CASES]))
     assert len(doc["results"]) == total >= 18
@@ -88,22 +74,22 @@ def test_run_on_the_committed_cases_exits_0_and_writes_the_json(
     assert f"results: {tmp_path / 'results.json'}" in out
 
 
-def test_run_selects_with_k_substrings_and_globs(tmp_path: Path) -> None:
-    code, doc = run_json(tmp_path, "--cases", str(CASES / "documented"), "-k", "depth_to_space1/")
+def test_run_selects_with_k_substrings_and_globs(dmlconf: Dmlconf) -> None:
+    code, doc = dmlconf("--cases", str(CASES / "documented"), "-k", "depth_to_space1/")
     assert code == 0
     assert sorted(statuses(doc)) == ["documented/depth_to_space1/example-1-depth-column-row",
                                      D2S1_CRD]
-    code, doc = run_json(tmp_path, "--cases", str(CASES / "documented"),
-                         "-k", "documented/strides/*-major",
-                         "-k", "resample1/remark-linear-resample1")
+    code, doc = dmlconf("--cases", str(CASES / "documented"),
+                        "-k", "documented/strides/*-major",
+                        "-k", "resample1/remark-linear-resample1")
     assert code == 0
     assert sorted(statuses(doc)) == ["documented/resample1/remark-linear-resample1",
                                      "documented/strides/2d-column-major", ROW_MAJOR]
 
 
 def test_run_at_level_2_0_makes_2_1_cases_not_supported(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, doc = run_json(tmp_path, "--cases", str(CASES / "documented"), "--level", "2_0")
+        dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = dmlconf("--cases", str(CASES / "documented"), "--level", "2_0")
     assert code == 0
     assert doc["feature_level"] == "2_0"
     by_id = {r["id"]: r for r in doc["results"]}
@@ -134,9 +120,9 @@ def test_broken_backend_makes_run_exit_1_and_names_the_failure(
     assert doc["backend"]["name"] == f"{BROKEN}:SwappedOrderBackend"
 
 
-def test_erroring_backend_makes_run_exit_1(tmp_path: Path) -> None:
-    code, doc = run_json(tmp_path, "--cases", str(CASES / "documented"), "-k", ROW_MAJOR,
-                         "--backend", f"{BROKEN}:RaisingBackend")
+def test_erroring_backend_makes_run_exit_1(dmlconf: Dmlconf) -> None:
+    code, doc = dmlconf("--cases", str(CASES / "documented"), "-k", ROW_MAJOR,
+                        "--backend", f"{BROKEN}:RaisingBackend")
     assert code == 1
     assert statuses(doc) == {ROW_MAJOR: "ERROR"}
 
@@ -221,7 +207,7 @@ def test_list_verbose_and_selected(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_show_prints_case_citation_and_a_reproduce_command_that_runs(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", ROW_MAJOR, "--cases", str(CASES), "--backend", "numpy"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
@@ -235,7 +221,7 @@ def test_show_prints_case_citation_and_a_reproduce_command_that_runs(
                          f"{CASES / 'documented' / 'strides.yaml'} -k {ROW_MAJOR} "
                          "--backend numpy")
     argv = reproduce.removeprefix("# reproduce: dmlconf ").split()
-    code, doc = run_json(tmp_path, *argv[1:])
+    code, doc = dmlconf(*argv[1:])
     assert code == 0 and statuses(doc) == {ROW_MAJOR: "PASS"}
 
 
@@ -249,7 +235,7 @@ def test_show_of_a_pattern_and_of_nothing(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_show_of_a_rejected_case_names_the_broken_rules(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "rejected.yaml").write_text(textwrap.dedent("""
         cases:
           - id: t/rejected
@@ -267,14 +253,14 @@ def test_show_of_a_rejected_case_names_the_broken_rules(
     assert "# must be rejected: InputChannelCount 2 is not divisible by BlockSize * " \
            "BlockSize 4" in out
     assert "depth_space.channels_divisible" in out
-    code, doc = run_json(tmp_path, "--cases", str(tmp_path / "rejected.yaml"),
-                         "--backend", f"{BROKEN}:AcceptAllBackend")
+    code, doc = dmlconf("--cases", str(tmp_path / "rejected.yaml"),
+                        "--backend", f"{BROKEN}:AcceptAllBackend")
     assert code == 1
     assert doc["results"][0]["message"].startswith("the backend accepted an invalid desc")
 
 
 def test_show_of_a_case_limited_to_lower_levels_reproduces_below_them(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "below.yaml").write_text(textwrap.dedent("""
         cases:
           - id: t/resample-3d
@@ -294,7 +280,7 @@ def test_show_of_a_case_limited_to_lower_levels_reproduces_below_them(
             "[desc.dimension_count; DML_BUFFER_TENSOR_DESC § DimensionCount]") in lines
     reproduce = lines[-1].removeprefix("# reproduce: dmlconf ").split()
     assert reproduce[-2:] == ["--level", "2_0"]
-    code, doc = run_json(tmp_path, *reproduce[1:])
+    code, doc = dmlconf(*reproduce[1:])
     assert code == 0
     assert doc["results"][0]["status"] == "PASS"
     assert doc["results"][0]["message"].startswith("rejected at create_operator: ")

@@ -4,13 +4,11 @@ caught, the failure is shrunk to a minimal case, written as a regression that lo
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis.configuration import set_hypothesis_home_dir
 
 from backends import load_backend
 from backends.numpy_reference import NumpyReferenceBackend
@@ -20,10 +18,8 @@ from conformance.cli import main
 from conformance.generate import invalid
 from conformance.ops import OperatorCall
 from conformance.tensors import read_tensor, write_tensor
+from tests.support import BROKEN, HOSTILE, SWAPPED, Dmlconf
 
-HERE = Path(__file__).resolve().parent
-BROKEN = HERE / "broken_backends.py"
-SWAPPED = f"{BROKEN}:SwappedOrderBackend"
 ACCEPT_ALL = f"{BROKEN}:AcceptAllBackend"
 BATCH_BLIND = f"{Path(__file__).resolve()}:BatchBlindBackend"
 
@@ -43,18 +39,7 @@ class BatchBlindBackend(NumpyReferenceBackend):
             write_tensor(desc, bindings["OutputTensor"], values)
 
 
-@pytest.fixture(autouse=True)
-def hypothesis_home(tmp_path: Path) -> Iterator[None]:
-    """Hypothesis keeps its files (a constants cache) under tmp_path, not the project's
-    .hypothesis (the explorer itself uses no example database)."""
-    set_hypothesis_home_dir(tmp_path / ".hypothesis")
-    yield
-    set_hypothesis_home_dir(None)
-
-
-def run(tmp_path: Path, cases: Path, backend: str) -> int:
-    return main(["run", "-q", "--cases", str(cases), "--backend", backend,
-                 "--json", str(tmp_path / "results.json")])
+pytestmark = pytest.mark.usefixtures("hypothesis_home")
 
 
 def test_the_reference_backend_survives_every_family(
@@ -72,7 +57,7 @@ def test_the_reference_backend_survives_every_family(
 
 
 def test_a_broken_backend_is_caught_shrunk_and_written_as_a_regression(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "regressions"
     code = main(["explore", "--backend", SWAPPED, "--family", "equivalence", "--max-examples",
                  "100", "--seed", "3", "--out", str(out)])
@@ -91,10 +76,10 @@ def test_a_broken_backend_is_caught_shrunk_and_written_as_a_regression(
     assert call.attributes["BlockSize"] == 2
     assert call.tensors["OutputTensor"].sizes == (1, 2, 2, 2)
     # The file reproduces the failure through `dmlconf run`, and the reference passes it.
-    assert run(tmp_path, path, SWAPPED) == 1
-    doc = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    code, doc = dmlconf("--cases", str(path), "--backend", SWAPPED)
+    assert code == 1
     assert [r["status"] for r in doc["results"]] == ["FAIL"]
-    assert run(tmp_path, path, "numpy") == 0
+    assert dmlconf("--cases", str(path), "--backend", "numpy")[0] == 0
 
 
 def test_the_same_seed_gives_the_same_regression(tmp_path: Path) -> None:
@@ -115,7 +100,7 @@ def test_the_same_seed_gives_the_same_regression(tmp_path: Path) -> None:
     assert written[0] == written[1]
 
 
-def test_a_rejection_failure_and_its_regression(tmp_path: Path) -> None:
+def test_a_rejection_failure_and_its_regression(tmp_path: Path, dmlconf: Dmlconf) -> None:
     out = tmp_path / "regressions"
     code = main(["explore", "--backend", ACCEPT_ALL, "--family", "invalid", "--max-examples",
                  "50", "--out", str(out)])
@@ -123,8 +108,8 @@ def test_a_rejection_failure_and_its_regression(tmp_path: Path) -> None:
     (path,) = out.glob("invalid-*.yaml")
     (case,) = load_cases([path])
     assert case.rejected and case.ambiguous is None
-    assert run(tmp_path, path, ACCEPT_ALL) == 1
-    assert run(tmp_path, path, "numpy") == 0
+    assert dmlconf("--cases", str(path), "--backend", ACCEPT_ALL)[0] == 1
+    assert dmlconf("--cases", str(path), "--backend", "numpy")[0] == 0
 
 
 def test_ambiguous_cases_never_fail_the_property() -> None:
@@ -139,10 +124,10 @@ def test_ambiguous_cases_never_fail_the_property() -> None:
 
 
 def test_a_crashing_native_backend_is_explored_in_a_worker(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
     """A crash is a failing example like any other: shrunk (each crash costs a fresh worker),
     written, reproduced through a worker; the explorer survives it."""
-    exiting = f"{HERE / 'hostile_backends.py'}:ExitBackend"
+    exiting = f"{HOSTILE}:ExitBackend"
     code = main(["explore", "--backend", exiting, "--family", "tables", "--max-examples", "40",
                  "--out", str(tmp_path)])
     err = capsys.readouterr().err
@@ -152,8 +137,7 @@ def test_a_crashing_native_backend_is_explored_in_a_worker(
     assert "operator='DEPTH_TO_SPACE'" in err or "operator='SPACE_TO_DEPTH'" in err
     assert "(reproduces; the reference passes it)" in err
     (path,) = tmp_path.glob("tables-*.yaml")
-    assert main(["run", "-q", "--cases", str(path), "--backend", exiting,
-                 "--json", str(tmp_path / "r.json")]) == 1
+    assert dmlconf("--cases", str(path), "--backend", exiting)[0] == 1
 
 
 def test_a_time_budget_ends_the_search(tmp_path: Path) -> None:

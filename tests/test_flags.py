@@ -21,11 +21,11 @@ from conformance.flags import ExecutionFlags
 from conformance.ops import OperatorCall
 from conformance.session import journal as journals
 from conformance.tensors import DataType, TensorDesc
+from tests.support import DOCUMENTED, Dmlconf
 
 HALF = ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION
 NO_META = ExecutionFlags.DISABLE_META_COMMANDS
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented" / "depth_to_space1.yaml"
+D2S1_CASES = DOCUMENTED / "depth_to_space1.yaml"
 
 
 class NeedsHalfFlag(NumpyReferenceBackend):
@@ -76,42 +76,41 @@ def test_load_backend_sets_the_flags_on_the_instance() -> None:
 
 
 @pytest.mark.parametrize("isolation", [["--no-isolate"], ["--workers", "2"]])
-def test_the_flags_reach_the_backend_and_the_results(tmp_path: Path, isolation: list[str]
+def test_the_flags_reach_the_backend_and_the_results(dmlconf: Dmlconf, isolation: list[str]
                                                      ) -> None:
     backend = f"{__file__}:NeedsHalfFlag"
-    out = tmp_path / "r.json"
-    base = ["run", "-q", "--cases", str(DOCUMENTED), "--backend", backend, "--json", str(out),
-            *isolation]
-    assert main([*base, "--execution-flags", "ALLOW_HALF_PRECISION_COMPUTATION"]) == 0
-    doc = json.loads(out.read_text())
+    base = ["--cases", str(D2S1_CASES), "--backend", backend, *isolation]
+    code, doc = dmlconf(*base, "--execution-flags", "ALLOW_HALF_PRECISION_COMPUTATION")
+    assert code == 0
     assert doc["execution_flags"] == ["ALLOW_HALF_PRECISION_COMPUTATION"]
     assert doc["execution"]["execution_flags"] == ["ALLOW_HALF_PRECISION_COMPUTATION"]
     assert {r["status"] for r in doc["results"]} == {"PASS"}
-    assert main(base) == 1  # without the flag the double raises: ERROR
-    doc = json.loads(out.read_text())
+    code, doc = dmlconf(*base)
+    assert code == 1  # without the flag the double raises: ERROR
     assert doc["execution_flags"] == []
     assert {r["status"] for r in doc["results"]} == {"ERROR"}
 
 
-def test_a_resume_with_other_flags_is_refused(tmp_path: Path,
+def test_a_resume_with_other_flags_is_refused(tmp_path: Path, dmlconf: Dmlconf,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "r.json"
     journal = tmp_path / "r.json.journal"
-    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out)]) == 0
+    code, doc = dmlconf("--cases", str(D2S1_CASES), name=out.name)
+    assert code == 0
     # an unfinished run with no flags, resumed with a flag
     header = {"format": journals.FORMAT, "suite_version": __version__, "backend": "numpy",
               "feature_level": "highest", "execution_flags": [],
-              "case_set_sha256": json.loads(out.read_text())["case_set_sha256"],
+              "case_set_sha256": doc["case_set_sha256"],
               "shard": None, "started_at": "2026-01-01T00:00:00+00:00"}
     journal.write_text(json.dumps(header) + "\n")
-    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out), "--resume",
+    assert main(["run", "-q", "--cases", str(D2S1_CASES), "--json", str(out), "--resume",
                  "--execution-flags", "ALLOW_HALF_PRECISION_COMPUTATION"]) == 2
     assert "execution_flags [] there" in capsys.readouterr().err
 
 
 def test_bad_flags_on_the_command_line_are_a_usage_error(
         capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "-q", "--cases", str(DOCUMENTED), "--execution-flags", "FAST"]) == 2
+    assert main(["run", "-q", "--cases", str(D2S1_CASES), "--execution-flags", "FAST"]) == 2
     assert "unknown execution flag 'FAST'" in capsys.readouterr().err
 
 

@@ -14,9 +14,8 @@ from conformance.generate import invalid
 from conformance.levels import HIGHEST
 from conformance.ops.resample.cases import offsets
 from conformance.tensors import TensorDesc
+from tests.support import GENERATED, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-GENERATED = ROOT / "cases" / "generated"
 COUNTS = ROOT / "docs" / "case-counts.md"
 
 

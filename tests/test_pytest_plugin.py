@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 from importlib.metadata import entry_points
-from pathlib import Path
 
 import pytest
 
+from tests.support import DOCUMENTED, HOSTILE, SWAPPED
+
 pytest_plugins = ["pytester"]
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = str(ROOT / "cases" / "documented")
-SWAPPED = f"{ROOT / 'tests' / 'broken_backends.py'}:SwappedOrderBackend"
 ORDER_CASES = [f"documented/{op}/example-{n}" for op in ("depth_to_space1", "space_to_depth1")
                for n in ("1-depth-column-row", "2-column-row-depth")]
 # The plugin loads through its pytest11 entry point once the package is installed; name it
@@ -22,7 +20,7 @@ PLUGIN = ([] if any(ep.name == "dmlconf" for ep in entry_points(group="pytest11"
 HAS_XDIST = importlib.util.find_spec("xdist") is not None
 
 
-def run(pytester: pytest.Pytester, *args: str, cases: str = DOCUMENTED) -> pytest.RunResult:
+def run(pytester: pytest.Pytester, *args: str, cases: str = str(DOCUMENTED)) -> pytest.RunResult:
     # --rootdir: a path given as an option's value (--dml-cases PATH) would otherwise move
     # pytest's rootdir to a common ancestor, and the ids would be shown relative to it
     return pytester.runpytest(*PLUGIN, "-p", "no:cacheprovider", "--rootdir", str(pytester.path),
@@ -80,7 +78,7 @@ def test_baseline_failures_are_xfail(pytester: pytest.Pytester) -> None:
 
 
 def test_ambiguous_failures_are_xfail(pytester: pytest.Pytester) -> None:
-    text = (ROOT / "cases" / "documented" / "depth_to_space1.yaml").read_text()
+    text = (DOCUMENTED / "depth_to_space1.yaml").read_text()
     marker = "  - id: documented/depth_to_space1/example-1-depth-column-row\n"
     assert marker in text
     case_file = pytester.path / "d2s1.yaml"
@@ -112,7 +110,7 @@ def test_a_bad_case_file_fails_an_item_and_the_other_cases_run(
     cases = pytester.path / "cases"
     cases.mkdir()
     for name in ("depth_to_space1.yaml", "strides.yaml"):
-        (cases / name).write_text((ROOT / "cases" / "documented" / name).read_text())
+        (cases / name).write_text((DOCUMENTED / name).read_text())
     (cases / "broken.yaml").write_text("cases: [unclosed\n")
     result = run(pytester, "--dml-backend", "numpy", cases=str(cases))
     result.assert_outcomes(passed=9, failed=1)
@@ -122,13 +120,13 @@ def test_a_bad_case_file_fails_an_item_and_the_other_cases_run(
 
 def test_a_native_backend_runs_isolated_and_a_crash_fails_one_item(
         pytester: pytest.Pytester) -> None:
-    hostile = f"{ROOT / 'tests' / 'hostile_backends.py'}"
+    hostile = str(HOSTILE)
 
     def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
         # in a subprocess: an in-process pytester run re-imports multiprocessing's modules,
         # which the spawning of worker processes does not survive
         return pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider", "--rootdir",
-                                             str(pytester.path), "--dml-cases", DOCUMENTED,
+                                             str(pytester.path), "--dml-cases", str(DOCUMENTED),
                                              *args)
 
     result = run(pytester, "--dml-backend", f"{hostile}:SegfaultBackend")
@@ -177,7 +175,7 @@ def test_a_timeout_fails_the_item_like_an_error(
                       message="ran past the per-case timeout of 2 s")
 
     monkeypatch.setattr(workers, "run_case", timed_out)  # pytester runs in this process
-    text = (ROOT / "cases" / "documented" / "depth_to_space1.yaml").read_text()
+    text = (DOCUMENTED / "depth_to_space1.yaml").read_text()
     marker = "  - id: documented/depth_to_space1/example-1-depth-column-row\n"
     case_file = pytester.path / "d2s1.yaml"
     case_file.write_text(text.replace(marker, marker + "    ambiguous: a test reading\n")
@@ -287,7 +285,7 @@ def test_execution_flags_reach_the_backend(pytester: pytest.Pytester, isolate: b
     # isolated: in a subprocess (see test_a_native_backend_runs_isolated...)
     runner = pytester.runpytest_subprocess if isolate else pytester.runpytest
     base = [*PLUGIN, "-p", "no:cacheprovider", "--rootdir", str(pytester.path), "--dml-cases",
-            DOCUMENTED]
+            str(DOCUMENTED)]
     result = runner(*base, *args)
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*the backend raised RuntimeError: compiled with "

@@ -12,42 +12,18 @@ import pytest
 
 from conformance import report
 from conformance.cli import main
-from conformance.results import FORMAT, STATUSES
-
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented"
-SWAPPED = f"{ROOT / 'tests' / 'broken_backends.py'}:SwappedOrderBackend"
+from tests.support import DOCUMENTED, SWAPPED, Dmlconf
+from tests.support.documents import (
+    CRASH,
+    EVIL,
+    PAYLOADS,
+    document,
+    hostile_document,
+    result,
+)
 
 NASTY_ID = 'weird/<script>alert("x")</script>/a&b \'q\' ]]> \x01end'
 NASTY_MESSAGE = 'OutputTensor: <script>&amp; "quoted" \'single\' ]]> bell\x07 | pipe\nsecond line'
-
-
-def result(case_id: str, status: str, message: str = "", **extra: object) -> dict:
-    r = {"id": case_id, "status": status, "message": message, "duration_s": 0.001,
-         "operators": ["DEPTH_TO_SPACE1"], "feature_level": "2_1",
-         "feature_level_below": None, "tags": [], "spec": [], "ambiguous": None, "info": [],
-         "mismatches": []}
-    r.update(extra)
-    return r
-
-
-def document(results: list[dict]) -> dict:
-    def counts(rs: list[dict]) -> dict[str, int]:
-        return {s: sum(r["status"] == s for r in rs) for s in STATUSES}
-
-    return {"format": FORMAT, "suite_version": "0.1.0", "case_set_sha256": "ab" * 32,
-            "case_paths": ["cases"], "command": "dmlconf run --backend x|y",
-            "backend": {"name": "x|y", "class": "m.X", "capabilities": {}},
-            "feature_level": "2_1",
-            "platform": {"system": "Linux", "release": "6", "machine": "x86_64",
-                         "python": "3.11", "numpy": "2.0"},
-            "started_at": "2025-01-31T09:12:03+00:00", "finished_at": "2025-01-31T09:12:04+00:00",
-            "duration_s": 0.5, "summary": counts(results),
-            "ambiguous": counts([r for r in results if r["ambiguous"]]),
-            "verdict": {"2_0": {"conformant": None, "mandatory": 0, **counts([])},
-                        "2_1": {"conformant": False, "mandatory": 4, "PASS": 1, "FAIL": 2,
-                                "ERROR": 1, "NOT_SUPPORTED": 0}},
-            "results": results}
 
 
 @pytest.fixture
@@ -180,16 +156,10 @@ def test_markdown_limits_the_table(doc: dict) -> None:
     assert "… and 3 more FAIL/ERROR/TIMEOUT case(s) (4 in all)" in md
 
 
-def run_documented(tmp_path: Path, *extra: str) -> tuple[int, dict]:
-    out = tmp_path / "results.json"
-    code = main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out), *extra])
-    return code, json.loads(out.read_text(encoding="utf-8"))
-
-
-def test_run_writes_junit_and_markdown(tmp_path: Path) -> None:
+def test_run_writes_junit_and_markdown(tmp_path: Path, dmlconf: Dmlconf) -> None:
     junit, md = tmp_path / "r" / "junit.xml", tmp_path / "r" / "summary.md"
-    code, doc = run_documented(tmp_path, "--backend", SWAPPED, "--junit", str(junit),
-                               "--markdown", str(md))
+    code, doc = dmlconf("--cases", str(DOCUMENTED), "--backend", SWAPPED, "--junit", str(junit),
+                        "--markdown", str(md))
     assert code == 1
     root = ET.parse(junit).getroot()
     counts = suite_counts(root)
@@ -201,8 +171,8 @@ def test_run_writes_junit_and_markdown(tmp_path: Path) -> None:
     assert "documented/depth_to_space1/example-2-column-row-depth | FAIL" in text
 
 
-def test_report_command(tmp_path: Path) -> None:
-    code, doc = run_documented(tmp_path, "--level", "2_0")
+def test_report_command(tmp_path: Path, dmlconf: Dmlconf) -> None:
+    code, doc = dmlconf("--cases", str(DOCUMENTED), "--level", "2_0")
     assert code == 0
     junit, md = tmp_path / "j.xml", tmp_path / "s.md"
     assert main(["report", str(tmp_path / "results.json"), "--junit", str(junit),
@@ -228,10 +198,6 @@ def test_report_command_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str
         err = capsys.readouterr().err
         assert err.startswith(f"dmlconf: error: {path}") and err.count("\n") == 1
     assert not (tmp_path / "j.xml").exists()
-
-
-CRASH = {"exit_code": -11, "signal": "SIGSEGV",
-         "output": "Fatal Python error: Segmentation fault\n\nCurrent thread:\n  File x.py"}
 
 
 def test_junit_timeout_is_an_error_and_the_crash_goes_to_system_err() -> None:
@@ -345,56 +311,6 @@ def test_documents_without_the_newer_fields_still_render() -> None:
 
 
 # -- hostile input: everything from a case file, a backend or a message is text -------------------
-PAYLOADS = ["<script>window.__pwned=1</script>", '<img src=x onerror="window.__pwned=1">',
-            '"><svg onload="window.__pwned=1">',
-            "</pre></td></tr></table><script>window.__pwned=1</script>", "{{7*7}}",
-            "javascript:window.__pwned=1"]
-EVIL = " ".join(PAYLOADS)
-EVIL_URL = "javascript:window.__pwned=1"
-
-
-def hostile_document(control: str = "") -> dict:
-    """A results document whose every string field carries the PAYLOADS (and `control`, e.g.
-    control characters, where given): one result per status and one ambiguous TIMEOUT, each
-    with a diagnosis of payloads and a margin (a payload for the ERROR's); payloads for the
-    execution flags and the reading keys of `diagnoses` too."""
-    evil = EVIL + control
-    results = []
-    for i, status in enumerate(("FAIL", "ERROR", "TIMEOUT", "NOT_SUPPORTED", "XFAIL", "XPASS",
-                                "TIMEOUT", "QUALITY_WARNING")):
-        p = PAYLOADS[i % len(PAYLOADS)]
-        results.append(result(
-            f"generated/{p}/case-{i}/{p}{control}/float32", status, f"{evil} | pipe\n{evil}",
-            operators=[p, "DEPTH_TO_SPACE1"], feature_level=p, tags=[p, evil], info=[evil],
-            ambiguous=evil if i == 6 else None,
-            spec=[{"page": evil, "section": evil, "url": EVIL_URL},
-                  {"page": p, "section": p, "url": f"https://example.com/{p}"}],
-            mismatches=[{"tensor": evil, "index": [0, p], "expected": evil, "got": evil}],
-            grids=[{"tensor": evil, "shape": [1, 2], "got": [p, evil], "expected": [evil, p],
-                    "bad": [1, 0], "error": [p, 0.5]}],
-            crash={"exit_code": p, "signal": evil, "output": f"{evil}\n{evil}"},
-            margin=evil if i == 1 else 0.9 / (i + 1),
-            diagnosis={"readings": [p, evil], "text": f"the output equals {evil}"}))
-    doc = document(results)
-    caps = {"feature_level": evil, "strided": evil, "arbitrary_offsets": evil,
-            "offset_pairs": evil, "rejects_invalid": evil, "operators": {evil: [evil, evil]},
-            "notes": evil}
-    doc.update(suite_version=evil, case_set_sha256=evil, case_paths=[evil, EVIL_URL],
-               command=evil, backend={"name": evil, "class": evil, "capabilities": caps},
-               feature_level=evil, platform={k: evil for k in doc["platform"]},
-               started_at=evil, finished_at=evil, complete=False,
-               load_errors=[{"file": evil, "line": 7, "message": evil},
-                            {"file": EVIL_URL, "line": None, "message": evil}],
-               execution={"workers": evil, "isolated": evil, "timeout_s": evil,
-                          "memory_cap_bytes": evil, evil: evil},
-               shard={"index": evil, "count": evil, "cases": evil, "of_cases": evil,
-                      "full_case_set_sha256": evil},
-               baseline={"path": evil, "xpass": [evil], "stale": [{"cases": evil}]},
-               execution_flags=[evil, PAYLOADS[1]],
-               diagnoses={evil: 2, PAYLOADS[1]: 1, report.NOT_RECOGNISED: 1, "x": evil})
-    return doc
-
-
 CONTROL = "\x00\x01\x07\x08\x0b\x0c\x1b\x7f\ufffe\ud800"
 
 

@@ -10,16 +10,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_report import EVIL, EVIL_URL, PAYLOADS, hostile_document
-from test_report_html import (
+
+from conformance import report
+from tests.support.documents import (
+    EVIL,
+    EVIL_URL,
     MARKUP_ID,
     MARKUP_MESSAGE,
+    PAYLOADS,
     WARNED_ID,
+    hostile_document,
     mixed_document,
     synthetic_document,
 )
-
-from conformance import report
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

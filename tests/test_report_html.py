@@ -5,7 +5,6 @@ browser test is tests/test_report_browser.py), and `dmlconf report --html` / `dm
 from __future__ import annotations
 
 import html
-import json
 import re
 import time
 from html.parser import HTMLParser
@@ -13,86 +12,26 @@ from pathlib import Path
 
 import pytest
 from markupsafe import escape
-from test_report import CRASH, EVIL, EVIL_URL, PAYLOADS, document, hostile_document, result
 
 from conformance import report
 from conformance.cli import main
 from conformance.results import STATUSES
-
-ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTED = ROOT / "cases" / "documented"
-SWAPPED = f"{ROOT / 'tests' / 'broken_backends.py'}:SwappedOrderBackend"
-
-MARKUP = "<script>alert(1)</script>"
-MARKUP_ID = f"generated/weird/{MARKUP}/</script>/float32"
-MARKUP_MESSAGE = f"OutputTensor: {MARKUP} and </script><b>bold</b> & \"quotes\""
-
-OPERATORS = ["DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1",
-             "RESAMPLE", "RESAMPLE1"]
-TYPES = ["float32", "float16", "uint8", "uint32", "int8", "int32"]
-FAMILIES = ["layouts", "offsets", "roundtrip", "tables", "bitlevel"]
-
-
-def synthetic_document(cases: int = 6000, failures: int = 500) -> dict:
-    """A results document of `cases` cases, `failures` of them FAILs with 5 mismatches each
-    (the rest PASS), over 6 operators x 6 data types x 5 families."""
-    results = []
-    every = max(1, cases // failures) if failures else cases + 1
-    failed = 0
-    for i in range(cases):
-        op, dtype = OPERATORS[i % len(OPERATORS)], TYPES[(i // 6) % len(TYPES)]
-        family = FAMILIES[(i // 36) % len(FAMILIES)]
-        case_id = f"generated/{family}/{op.lower()}/case-{i}/{dtype}"
-        spec = [{"page": f"DML_{op}_OPERATOR_DESC", "section": "Remarks",
-                 "url": f"https://learn.microsoft.com/windows/win32/api/directml/"
-                        f"ns-directml-dml_{op.lower()}_operator_desc"}]
-        if i % every == 0 and failed < failures:
-            failed += 1
-            mismatches = [{"tensor": "OutputTensor", "index": [0, 0, j, 1],
-                           "expected": str(9 + j), "got": str(18 + j)} for j in range(5)]
-            message = ("OutputTensor: 36 of 48 elements differ (bit-exact, the case's "
-                       "values): " + "; ".join(f"[0, 0, {j}, 1] expected {9 + j}, got {18 + j}"
-                                               for j in range(5)) + "; and 31 more")
-            results.append(result(case_id, "FAIL", message, operators=[op],
-                                  tags=[family, op.lower()], spec=spec,
-                                  mismatches=mismatches))
-        else:
-            results.append(result(case_id, "PASS", operators=[op], tags=[family, op.lower()],
-                                  spec=spec))
-    return document(results)
-
-
-WARNED_ID = "generated/tables/resample1/w/float16"
-
-
-def mixed_document() -> dict:
-    """Every kind of row: a markup id and message, ambiguous, XFAIL, XPASS, info notes, a
-    QUALITY_WARNING."""
-    return document([
-        result("documented/depth_to_space1/ok", "PASS",
-               info=["OutputTensor: wrote 2 padding byte(s) inside TotalTensorSizeInBytes "
-                     "(legal: spec-notes §2)"]),
-        result("generated/layouts/depth_to_space1/bad/float16", "FAIL", "1 of 4 differ",
-               tags=["layouts", "depth_to_space1"],
-               spec=[{"page": "DML_DEPTH_TO_SPACE1_OPERATOR_DESC", "section": "Remarks",
-                      "url": "https://learn.microsoft.com/x"}],
-               mismatches=[{"tensor": "OutputTensor", "index": [0, 1], "expected": "9",
-                            "got": "18"}]),
-        result(MARKUP_ID, "FAIL", MARKUP_MESSAGE, tags=["weird"]),
-        result("documented/resample1/boom", "ERROR", "the backend raised RuntimeError: x",
-               operators=["RESAMPLE1"]),
-        result("documented/resample1/unclear", "FAIL", "differs", ambiguous="two readings",
-               operators=["RESAMPLE1"]),
-        result("generated/offsets/x/float32/a", "XFAIL", "known", operators=["RESAMPLE1"],
-               tags=["offsets", "resample1"]),
-        result("generated/offsets/y/float32/b", "XPASS", "passes now", operators=["RESAMPLE1"],
-               tags=["offsets", "resample1"]),
-        result("generated/tables/z", "NOT_SUPPORTED", "the backend does not implement X",
-               tags=["tables"]),
-        result(WARNED_ID, "QUALITY_WARNING", "OutputTensor: 2 of 16 elements outside the strict "
-               "reading, inside the legal envelope", operators=["RESAMPLE1"],
-               tags=["tables", "resample1"], data_types=["FLOAT16"], margin=0.6),
-    ])
+from tests.support import DOCUMENTED, SWAPPED, Dmlconf
+from tests.support.documents import (
+    CRASH,
+    EVIL,
+    EVIL_URL,
+    MARKUP,
+    MARKUP_ID,
+    MARKUP_MESSAGE,
+    PAYLOADS,
+    WARNED_ID,
+    document,
+    hostile_document,
+    mixed_document,
+    result,
+    synthetic_document,
+)
 
 
 class _Collect(HTMLParser):
@@ -126,12 +65,6 @@ def parse(text: str) -> _Collect:
     return p
 
 
-def run_doc(tmp_path: Path, backend: str) -> dict:
-    out = tmp_path / "r.json"
-    main(["run", "-q", "--cases", str(DOCUMENTED), "--backend", backend, "--json", str(out)])
-    return json.loads(out.read_text(encoding="utf-8"))
-
-
 def shown_counts(text: str) -> dict[str, int]:
     row = re.search(r'<table id="counts">.*?</table>', text, re.S).group(0)
     return {s: int(n) for s, n in re.findall(r'data-status="(\w+)">(\d+)<', row)}
@@ -151,8 +84,8 @@ def assert_self_contained(text: str) -> None:
 
 
 @pytest.mark.parametrize("backend", ["numpy", SWAPPED])
-def test_renders_documented_runs(tmp_path: Path, backend: str) -> None:
-    doc = run_doc(tmp_path, backend)
+def test_renders_documented_runs(dmlconf: Dmlconf, backend: str) -> None:
+    _, doc = dmlconf("--cases", str(DOCUMENTED), "--backend", backend)
     text = report.render_html(doc)
     assert_self_contained(text)
     assert shown_counts(text) == doc["summary"]
@@ -230,9 +163,9 @@ def test_large_run_is_quick_and_small() -> None:
     assert len(text.encode("utf-8")) < 3_000_000
 
 
-def test_cli_report_html(tmp_path: Path) -> None:
-    doc = run_doc(tmp_path, SWAPPED)
-    results = tmp_path / "r.json"
+def test_cli_report_html(tmp_path: Path, dmlconf: Dmlconf) -> None:
+    _, doc = dmlconf("--cases", str(DOCUMENTED), "--backend", SWAPPED)
+    results = tmp_path / "results.json"
     out = tmp_path / "deep" / "report.html"
     assert main(["report", str(results), "--html", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
@@ -240,24 +173,19 @@ def test_cli_report_html(tmp_path: Path) -> None:
     assert shown_counts(text) == doc["summary"]
 
 
-def test_cli_run_html(tmp_path: Path) -> None:
+def test_cli_run_html(tmp_path: Path, dmlconf: Dmlconf) -> None:
     out = tmp_path / "report.html"
-    status = main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(tmp_path / "r.json"),
-                   "--html", str(out)])
+    status, doc = dmlconf("--cases", str(DOCUMENTED), "--html", str(out))
     assert status == 0
-    doc = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert shown_counts(out.read_text(encoding="utf-8")) == doc["summary"]
     assert sum(doc["summary"][s] for s in STATUSES) == len(doc["results"])
 
 
-def test_compare_writes_the_new_report_with_a_comparison_section(tmp_path: Path) -> None:
-    from conformance.cli import main
-
-    cases = str(Path(__file__).resolve().parent.parent / "cases" / "documented")
+def test_compare_writes_the_new_report_with_a_comparison_section(
+        tmp_path: Path, dmlconf: Dmlconf) -> None:
     old, new = tmp_path / "old.json", tmp_path / "new.json"
-    assert main(["run", "-q", "--cases", cases, "--json", str(old)]) == 0
-    broken = str(Path(__file__).resolve().parent / "broken_backends.py") + ":SwappedOrderBackend"
-    assert main(["run", "-q", "--cases", cases, "--json", str(new), "--backend", broken]) == 1
+    assert dmlconf("--cases", str(DOCUMENTED), name="old.json")[0] == 0
+    assert dmlconf("--cases", str(DOCUMENTED), "--backend", SWAPPED, name="new.json")[0] == 1
     page = tmp_path / "compare.html"
     assert main(["compare", str(old), str(new), "--html", str(page)]) == 1
     html = page.read_text()
@@ -266,15 +194,11 @@ def test_compare_writes_the_new_report_with_a_comparison_section(tmp_path: Path)
     assert "documented/depth_to_space1/example-1-depth-column-row" in html
 
 
-def test_a_failure_shows_its_tensors_as_grids_with_the_differences_marked(tmp_path: Path) -> None:
-    from conformance.cli import main
-
-    cases = str(Path(__file__).resolve().parent.parent / "cases" / "documented")
-    broken = str(Path(__file__).resolve().parent / "broken_backends.py") + ":SwappedOrderBackend"
+def test_a_failure_shows_its_tensors_as_grids_with_the_differences_marked(
+        tmp_path: Path, dmlconf: Dmlconf) -> None:
     page = tmp_path / "r.html"
-    assert main(["run", "-q", "--cases", cases, "--json", str(tmp_path / "r.json"),
-                 "--backend", broken, "-k", "depth_to_space1/example-2", "--html",
-                 str(page)]) == 1
+    assert dmlconf("--cases", str(DOCUMENTED), "--backend", SWAPPED,
+                   "-k", "depth_to_space1/example-2", "--html", str(page))[0] == 1
     html = page.read_text()
     assert '<table class="grid">' in html
     assert "InputTensor [1, 8, 2, 3]" in html and "OutputTensor [1, 2, 4, 6]" in html

@@ -17,8 +17,7 @@ from conformance import results
 from conformance.cli import main
 from conformance.levels import FeatureLevel
 from conformance.results import FORMAT, Result, ResultsFileError, read
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
 
 
 def written(tmp_path: Path, **extra: Any) -> dict[str, Any]:

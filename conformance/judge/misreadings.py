@@ -4,7 +4,7 @@ used twice (issue 11).
 - Diagnosis (conformance.judge.diagnose): when a case FAILs, the harness runs each misreading that
   applies to the call on the same input bytes and says which one the output equals ("the output
   equals Strides taken as byte distances instead of element counts").
-- Self-check (tests/test_misreadings.py): every misreading, run as a backend that claims one
+- Self-check (tests/test_judge_misreadings.py): every misreading, run as a backend that claims one
   single-type slice, must FAIL that slice's cases, with itself named in the diagnosis.
 
 A misreading executes like a backend: `run(call, bindings)` reads the input buffers and writes

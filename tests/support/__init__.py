@@ -1,0 +1,69 @@
+"""What the tests share: the repository's paths, the files of the stand-in backends (TEST DOUBLES
+ONLY, never implementations to certify), and the reading of a results document.
+
+The stand-ins sit beside this file; a test imports one (`from tests.support import
+broken_backends as bb`) or names its file to `dmlconf run --backend FILE:Class` (BROKEN, CHEATS,
+HOSTILE below). They import the harness and the backends only, never this package, so that they
+load the same from a path, in a worker process or in a subprocess outside the repository.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from conformance.cli import main
+
+SUPPORT = Path(__file__).resolve().parent
+ROOT = SUPPORT.parents[1]
+CASES = ROOT / "cases"
+DOCUMENTED = CASES / "documented"
+GENERATED = CASES / "generated"
+
+BROKEN = SUPPORT / "broken_backends.py"  # one fault each: FAIL, ERROR, NOT_SUPPORTED
+CHEATS = SUPPORT / "cheating_backends.py"  # tamper with the judge, its channel, fds, processes
+HOSTILE = SUPPORT / "hostile_backends.py"  # crash, hang, exhaust memory, run slowly or flakily
+DXDISPATCH_STANDIN = SUPPORT / "dxdispatch_standin.py"  # a stand-in dxdispatch executable
+SWAPPED = f"{BROKEN}:SwappedOrderBackend"  # the two Orders of the *1 operators swapped
+
+#: the fields of a results document that differ between two runs of the same cases
+RUN_TIMING = ("started_at", "finished_at", "duration_s", "execution", "command")
+
+
+#: dmlconf(*args, name="results.json") -> (exit status, results document)
+Dmlconf = Callable[..., tuple[int, dict]]
+
+
+def dmlconf_in(folder: Path) -> Dmlconf:
+    """A `dmlconf run` writing its results into folder (the `dmlconf` fixture of conftest.py
+    is this on tmp_path): dmlconf(*args, name=NAME) runs `dmlconf run -q --json FOLDER/NAME
+    ARGS` in this process and gives its exit status and the results document it wrote, as
+    JSON (NAME: results.json unless given)."""
+
+    def dmlconf(*args: str, name: str = "results.json") -> tuple[int, dict]:
+        out = folder / name
+        code = main(["run", "-q", "--json", str(out), *args])
+        return code, json.loads(out.read_text(encoding="utf-8"))
+
+    return dmlconf
+
+
+def statuses(doc: dict) -> dict[str, str]:
+    """Each case's status in a results document, by id."""
+    return {r["id"]: r["status"] for r in doc["results"]}
+
+
+def result_of(doc: dict, case_id: str) -> dict:
+    """The one result of case_id in a results document."""
+    (found,) = [r for r in doc["results"] if r["id"] == case_id]
+    return found
+
+
+def comparable(doc: dict, *also: str) -> dict:
+    """A results document without what differs between two runs of the same cases (RUN_TIMING,
+    `also`, each result's duration_s)."""
+    out = {k: v for k, v in doc.items() if k not in RUN_TIMING + also}
+    out["results"] = [{k: v for k, v in r.items() if k != "duration_s"}
+                      for r in doc["results"]]
+    return out

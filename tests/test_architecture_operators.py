@@ -1,0 +1,237 @@
+"""The harness knows no operator: outside the operator packages (conformance/ops/<package>/), no
+file of conformance/ names an operator, its package, its pages, its attributes or their enum
+values, not even in a comment or docstring; and every operator package gives every generic
+family what it asks for (docs/operators.md), or says why the family does not apply."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import generate, ops, spec
+from conformance.judge.misreadings import CATALOGUE
+from conformance.levels import HIGHEST
+from conformance.ops.base import OperatorSpec
+from conformance.ops.examples import Breaking, ExampleCall
+from conformance.tensors import TensorDesc
+from tests.support import ROOT
+
+HARNESS = ROOT / "conformance"
+PACKAGES = sorted(set(ops.PACKAGES.values()))
+
+
+def _operator_words() -> tuple[set[str], set[str]]:
+    """(upper-case words found anywhere in a token, lower-case names found as names): the
+    operators' names without their version digits, their packages' page keys, attribute names
+    and enum value names; the packages' names and the operators' names in lower case."""
+    upper: set[str] = set()
+    lower: set[str] = set(PACKAGES)
+    for name, s in ops.OPERATORS.items():
+        base = name.rstrip("0123456789")
+        upper.add(base)
+        lower.add(base.lower())
+        for attribute in s.attributes:
+            upper.add(attribute.name)
+            upper.update(attribute.values)
+    for package in PACKAGES:
+        upper.update(__import__(f"conformance.ops.{package}", fromlist=["PAGES"]).PAGES)
+    return upper, lower
+
+
+UPPER, LOWER = _operator_words()
+#: An upper-case word as a whole word (Order, Scales) or inside a longer name (DML_..._DESC).
+UPPER_RE = re.compile("|".join(rf"(?<![A-Za-z]){re.escape(w)}(?![a-z])"
+                               for w in sorted(UPPER, key=len, reverse=True)))
+#: A lower-case name as a name, with or without version digits (resample1): not a longer word
+#: (resampling) nor part of one.
+LOWER_RE = re.compile("|".join(rf"(?<![A-Za-z]){re.escape(w)}(?![a-z])"
+                               for w in sorted(LOWER, key=len, reverse=True)))
+
+
+def harness_files() -> Iterator[Path]:
+    """Every file of conformance/ outside the operator packages."""
+    packages = [HARNESS / "ops" / p for p in PACKAGES]
+    for path in sorted(HARNESS.rglob("*")):
+        if not path.is_file() or "__pycache__" in path.parts:
+            continue
+        if any(path.is_relative_to(p) for p in packages):
+            continue
+        yield path
+
+
+def _texts(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, text) of every token of a Python file (names, strings, comments, docstrings),
+    or of every line of any other text file."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".py":
+        yield from enumerate(text.splitlines(), start=1)
+        return
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type in (tokenize.NAME, tokenize.STRING, tokenize.COMMENT,
+                          getattr(tokenize, "FSTRING_MIDDLE", -1)):
+            for offset, line in enumerate(token.string.splitlines()):
+                yield token.start[0] + offset, line
+
+
+def test_the_words_checked_are_the_operators_own() -> None:
+    # A sanity check of the check: it looks for what the operator packages define.
+    assert {"RESAMPLE", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "BlockSize", "InterpolationMode",
+            "NEAREST_NEIGHBOR", "DML_DEPTH_SPACE_ORDER"} <= UPPER
+    assert {"resample", "depth_space", "depth_to_space"} <= LOWER
+    assert UPPER_RE.search('x = "DML_RESAMPLE1_OPERATOR_DESC"')
+    assert UPPER_RE.search("attrs['Order']") and not UPPER_RE.search("in the order given")
+    assert LOWER_RE.search("from conformance.ops.resample import x")
+    assert LOWER_RE.search('stem = "resample1_float32"')
+    assert not LOWER_RE.search("nearest-neighbour resampling")
+
+
+def test_no_harness_file_names_an_operator() -> None:
+    files = list(harness_files())
+    assert HARNESS / "generate" / "tables.py" in files
+    assert HARNESS / "ops" / "base.py" in files
+    assert not any("ops/resample/" in str(f) for f in files)
+    found = []
+    for path in files:
+        for line, text in _texts(path):
+            hit = UPPER_RE.search(text) or LOWER_RE.search(text)
+            if hit:
+                found.append(f"{path.relative_to(ROOT)}:{line}: {hit.group(0)!r} in {text!r}")
+    assert not found, ("operator knowledge outside conformance/ops/<package>/ (ask the operator "
+                       "through an OperatorSpec hook instead, docs/operators.md):\n"
+                       + "\n".join(found))
+
+
+# -- the hook contract ----------------------------------------------------------------------------
+def first(name: str, choices: range | Sequence[Any], count: int | None = None) -> Any:
+    """A pick that takes the first choice of every draw (the smallest)."""
+    value = choices[0]
+    return [value] * count if count is not None else value
+
+
+def last(name: str, choices: range | Sequence[Any], count: int | None = None) -> Any:
+    """A pick that takes the last choice of every draw (the largest)."""
+    value = choices[-1]
+    return [value] * count if count is not None else value
+
+
+def _call(s: OperatorSpec, example: ExampleCall) -> Any:
+    data_type = example.data_types[0] if example.data_types else s.data_types[0]
+    return s.make_call({n: TensorDesc.from_json(d) for n, d in
+                        example.tensors(data_type).items()}, example.attributes)
+
+
+def _valid(s: OperatorSpec, example: ExampleCall) -> list[str]:
+    return [str(v) for v in s.validate(_call(s, example), HIGHEST)]
+
+
+def _ask(s: OperatorSpec, hook: str) -> None:
+    """Ask one hook of one operator and check what it gives."""
+    if hook == "table_examples":
+        examples = s.table_examples()
+        assert examples and len({e.slug for e in examples}) == len(examples)
+        assert {e.dimension_count for e in examples} >= {t for table in s.support
+                                                         for t in table.dimension_counts}
+    elif hook == "layout_examples":
+        for e in s.layout_examples():
+            assert e.data_types and len(e.sizes["InputTensor"]) == 4
+            assert not _valid(s, e), (e, _valid(s, e))
+    elif hook == "selects_elements":
+        assert isinstance(s.selects_elements(_call(s, s.draw_call(first))), bool)
+    elif hook == "draw_call":
+        for pick in (first, last):
+            for selecting in (False, True):
+                e = s.draw_call(pick, selecting)
+                assert len(e.data_types) == 1 and not _valid(s, e), (e, _valid(s, e))
+                if selecting:
+                    assert s.selects_elements(_call(s, e)) and e.cites
+    elif hook == "invalid_example":
+        tensors, attrs = s.invalid_example()
+        call = s.make_call({n: TensorDesc.from_json(d) for n, d in tensors.items()}, attrs)
+        assert s.validate(call, HIGHEST) == [] and s.required_level(call) == s.introduced
+    elif hook in ("breaking_sizes", "breaking_rules"):
+        breaking = getattr(s, hook)()
+        assert breaking and all(isinstance(b, Breaking) for b in breaking)
+        if hook == "breaking_sizes":
+            assert {"desc.zero_size", "desc.dimension_count"} <= {b.rule for b in breaking}
+    elif hook == "too_many_elements":
+        tensors, _ = s.too_many_elements(s.invalid_example())
+        assert TensorDesc.from_json(tensors["OutputTensor"]).element_count > 2**32 - 1
+    elif hook in ("large_examples", "bitlevel_examples"):
+        mine = [e for e in getattr(s, hook)() if e.operator == s.name]
+        assert mine, f"{s.name}'s {hook}() holds no call of {s.name}"
+        assert all(e.data_types and e.cites and not _valid(s, e) for e in mine)
+        if hook == "bitlevel_examples":
+            assert all(s.selects_elements(_call(s, e)) for e in mine)
+    else:
+        raise AssertionError(f"the test does not know hook {hook}: teach it what to check")
+
+
+CONTRACT = [(m.FAMILY, hook, name) for m in generate.GENERIC for hook in m.HOOKS
+            for name in ops.OPERATORS]
+
+
+@pytest.mark.parametrize(("family", "hook", "name"), CONTRACT,
+                         ids=[f"{f}-{h}-{n}" for f, h, n in CONTRACT])
+def test_every_operator_answers_what_each_generic_family_asks(family: str, hook: str,
+                                                               name: str) -> None:
+    s = ops.get(name)
+    if family in s.not_applicable:
+        assert s.not_applicable[family].strip(), f"{name} gives no reason why {family} " \
+                                                 "does not apply"
+        return
+    _ask(s, hook)
+
+
+def test_not_applicable_names_generic_families_only() -> None:
+    families = {m.FAMILY for m in generate.GENERIC}
+    for s in ops.OPERATORS.values():
+        assert set(s.not_applicable) <= families, (s.name, s.not_applicable)
+
+
+def test_a_hook_left_out_says_what_to_do() -> None:
+    class Bare(OperatorSpec):
+        name = "BARE"
+
+        def check(self, call: Any, level: Any) -> list:
+            return []
+
+        def infer_output_sizes(self, input_sizes: Any, attributes: Any) -> tuple:
+            return ()
+
+        def reference(self, call: Any, inputs: Any) -> dict:
+            return {}
+
+    with pytest.raises(NotImplementedError, match=r"BARE implements no table_examples.*"
+                                                  r"not_applicable"):
+        Bare().table_examples()
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_package_brings_its_pages_families_and_misreadings(package: str) -> None:
+    module = __import__(f"conformance.ops.{package}", fromlist=["OPERATORS"])
+    names = [s.name for s in module.OPERATORS]
+    assert names and all(ops.PACKAGES[n] == package for n in names)
+    assert module.PAGES and all(spec.PAGES[k] == v for k, v in module.PAGES.items())
+    for s in module.OPERATORS:
+        assert s.page in module.PAGES
+    families = __import__(f"conformance.ops.{package}.cases", fromlist=["FAMILIES"]).FAMILIES
+    for family in families:
+        assert family.FAMILY and family.DESCRIPTION and callable(family.files), family
+    catalogue = __import__(f"conformance.ops.{package}.misreadings",
+                           fromlist=["MISREADINGS"]).MISREADINGS
+    assert catalogue and all(CATALOGUE[m.key] is m for m in catalogue)
+    assert all(set(m.operators) <= set(names) for m in catalogue)
+
+
+def test_docs_describe_every_hook() -> None:
+    text = (ROOT / "docs" / "operators.md").read_text(encoding="utf-8")
+    hooks = {h for m in generate.GENERIC for h in m.HOOKS} | {"capability_gap",
+                                                                "not_applicable"}
+    missing = sorted(h for h in hooks if f"`{h}" not in text)
+    assert not missing, f"docs/operators.md does not describe {missing}"

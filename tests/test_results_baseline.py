@@ -1,0 +1,435 @@
+"""Baselines (`dmlconf run --baseline`) and `dmlconf compare`, end to end through
+conformance.cli.main on the documented cases with broken test backends."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conformance import results
+from conformance.cli import main
+from conformance.results import Result, baseline
+from conformance.results import diff as run_diff
+from tests.support import BROKEN, DOCUMENTED, Dmlconf, dmlconf_in, statuses
+
+D2S1_DCR = "documented/depth_to_space1/example-1-depth-column-row"
+D2S1_CRD = "documented/depth_to_space1/example-2-column-row-depth"
+S2D1_DCR = "documented/space_to_depth1/example-1-depth-column-row"
+S2D1_CRD = "documented/space_to_depth1/example-2-column-row-depth"
+ROW_MAJOR = "documented/strides/2d-row-major"
+SWAPPED = {D2S1_DCR, D2S1_CRD, S2D1_DCR, S2D1_CRD}  # what SwappedOrderBackend FAILs
+
+
+def write_baseline(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "baseline.yaml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def run(dmlconf: Dmlconf, backend: str, *args: str, name: str = "results.json",
+        k: tuple[str, ...] = ()) -> tuple[int, dict]:
+    """The documented cases (those each -k of k selects) on a broken backend."""
+    selection = [a for p in k for a in ("-k", p)]
+    return dmlconf("--backend", f"{BROKEN}:{backend}", "--cases", str(DOCUMENTED), *selection,
+                   *args, name=name)
+
+
+# -- run --baseline -----------------------------------------------------------------------------
+def test_known_failures_become_xfail_and_do_not_fail_the_run(
+        tmp_path: Path, dmlconf: Dmlconf) -> None:
+    path = write_baseline(tmp_path, """\
+        expected_failures:
+          - cases: "documented/*_to_*1/example-*"
+            status: FAIL
+            reason: orders swapped
+            issue: https://example.com/issues/6
+            expires: 2999-12-31
+        """)
+    code, doc = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path), "--strict")
+    assert code == 0  # strict too: no XPASS
+    got = statuses(doc)
+    assert {i for i, s in got.items() if s == "XFAIL"} == SWAPPED
+    assert set(got.values()) == {"PASS", "XFAIL"}
+    item = next(r for r in doc["results"] if r["id"] == D2S1_CRD)
+    assert item["message"].startswith(
+        "expected FAIL (orders swapped; https://example.com/issues/6): OutputTensor: 36 of 48")
+    assert "expected 9, got 18" in item["message"]
+    assert list(doc["summary"]) == list(results.STATUSES)
+    assert list(doc["summary"])[:6] == ["PASS", "QUALITY_WARNING", "FAIL", "ERROR", "TIMEOUT",
+                                        "NOT_SUPPORTED"]
+    assert doc["summary"]["XFAIL"] == 4 and doc["summary"]["FAIL"] == 0
+    assert doc["baseline"] == {"path": str(path), "xpass": [], "stale": []}
+    # a known failure is still not conformance
+    assert doc["verdict"]["2_1"]["conformant"] is False
+    assert doc["verdict"]["2_1"]["XFAIL"] == 4
+    assert doc["verdict"]["2_0"]["conformant"] is True
+
+
+def test_status_must_match_and_errors_are_baselined_as_error(
+        tmp_path: Path, dmlconf: Dmlconf) -> None:
+    path = write_baseline(tmp_path, """\
+        - {cases: depth_to_space1, status: FAIL, reason: not this status}
+        - {cases: space_to_depth1, status: ERROR, reason: device removal}
+        """)
+    code, doc = run(dmlconf, "RaisingBackend", "--baseline", str(path),
+                    k=("depth_to_space1", "space_to_depth1"))
+    assert code == 1  # the depth_to_space1 ERRORs are not FAILs: not expected
+    got = statuses(doc)
+    assert {got[D2S1_DCR], got[D2S1_CRD]} == {"ERROR"}
+    assert {got[S2D1_DCR], got[S2D1_CRD]} == {"XFAIL"}
+    # the FAIL entry matched cases (with another status): not stale
+    assert doc["baseline"]["stale"] == []
+
+
+def test_xpass_is_reported_and_fails_only_with_strict(
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_baseline(tmp_path, """\
+        - cases: "documented/*_to_*1/example-*"
+          status: FAIL
+          reason: orders swapped
+        - cases: strides/2d-row-major
+          status: FAIL
+          reason: thought broken
+        """)
+    code, doc = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path))
+    assert code == 0
+    assert statuses(doc)[ROW_MAJOR] == "XPASS"
+    assert doc["baseline"]["xpass"] == [ROW_MAJOR]
+    item = next(r for r in doc["results"] if r["id"] == ROW_MAJOR)
+    assert item["message"] == "passed, but the baseline expects FAIL (thought broken)"
+    assert doc["summary"]["XPASS"] == 1
+    assert doc["verdict"]["2_0"]["conformant"] is True  # an XPASS is a pass
+    assert f"XPASS {ROW_MAJOR}" in capsys.readouterr().out
+    code, _ = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path), "--strict")
+    assert code == 1
+
+
+def test_stale_entries_by_no_match_and_by_expiry(
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_baseline(tmp_path, """\
+        - {cases: "documented/depth_to_space1/*", status: FAIL, reason: live}
+        - {cases: no/such/case, status: ERROR, reason: fixed long ago}
+        - {cases: space_to_depth1, status: FAIL, reason: old, expires: 2000-01-01}
+        """)
+    code, doc = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path))
+    assert code == 1  # an expired entry expects nothing: its cases FAIL again
+    got = statuses(doc)
+    assert {got[D2S1_DCR], got[D2S1_CRD]} == {"XFAIL"}
+    assert {got[S2D1_DCR], got[S2D1_CRD]} == {"FAIL"}
+    assert doc["baseline"]["stale"] == [
+        {"cases": "no/such/case", "status": "ERROR", "reason": "fixed long ago", "issue": None,
+         "expires": None, "why": "matches no case"},
+        {"cases": "space_to_depth1", "status": "FAIL", "reason": "old", "issue": None,
+         "expires": "2000-01-01", "why": "expired on 2000-01-01"},
+    ]
+    out = capsys.readouterr().out
+    assert "stale baseline entry 'no/such/case' (ERROR): matches no case" in out
+    assert "expired on 2000-01-01" in out
+
+
+def test_expiry_is_compared_with_the_date_given() -> None:
+    known = baseline.parse("- {cases: a, status: FAIL, reason: r, expires: 2025-06-30}")
+    found = [Result(id="t/a", status="FAIL", message="wrong")]
+    on_the_day = baseline.apply(known, found, today=dt.date(2025, 6, 30))
+    assert [r.status for r in on_the_day.results] == ["XFAIL"] and on_the_day.stale == []
+    after = baseline.apply(known, found, today=dt.date(2025, 7, 1))
+    assert [r.status for r in after.results] == ["FAIL"]
+    assert [s["why"] for s in after.stale] == ["expired on 2025-06-30"]
+    assert results.exit_status(on_the_day.results) == 0
+    assert results.exit_status(after.results) == 1
+
+
+def test_a_timeout_entry_expects_a_timeout_only() -> None:
+    known = baseline.parse("- {cases: t/slow, status: TIMEOUT, reason: hangs on big sizes}\n"
+                           "- {cases: t/other, status: ERROR, reason: raises}\n")
+    crash = {"exit_code": None, "signal": "SIGKILL", "output": "..."}
+    found = [Result(id="t/slow", status="TIMEOUT", message="ran past 2 s", crash=crash),
+             Result(id="t/slow-b", status="ERROR", message="crashed"),
+             Result(id="t/other", status="TIMEOUT", message="ran past 2 s")]
+    applied = baseline.apply(known, found)
+    slow, slow_b, other = applied.results
+    assert (slow.status, slow.message) == ("XFAIL", "expected TIMEOUT (hangs on big sizes): "
+                                                    "ran past 2 s")
+    assert slow.crash == crash
+    assert slow_b.status == "ERROR" and other.status == "TIMEOUT"  # the status must match
+    assert results.exit_status(applied.results) == 1
+    assert results.exit_status(applied.results[:1]) == 0
+    passed = baseline.apply(known, [Result(id="t/slow", status="PASS")])
+    assert passed.results[0].message == "passed, but the baseline expects TIMEOUT " \
+                                        "(hangs on big sizes)"
+    assert baseline.ENTRY_STATUSES == results.FAILING
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("- {cases: a, status: FAIL", "not valid YAML"),
+    ("cases: a", "a mapping with the one key 'expected_failures'; found keys cases"),
+    ("expected_failures: 3", "expected a list of entries, not int"),
+    ("- just text", "entry 1: must be a mapping"),
+    ("- {cases: a, status: FAIL}", "entry 1 (cases 'a'): missing required key 'reason'"),
+    ("- {status: FAIL, reason: r}", "entry 1: missing required key 'cases'"),
+    ("- {cases: '', status: FAIL, reason: r}", "'cases' must be a non-empty id pattern"),
+    ("- {cases: a, status: FAIL, reason: r}\n- {cases: b, status: PASS, reason: r}",
+     "entry 2 (cases 'b'): 'status' must be FAIL, ERROR or TIMEOUT, not 'PASS'"),
+    ("- {cases: a, status: FAIL, reason: ''}", "'reason' must be non-empty text"),
+    ("- {cases: a, status: FAIL, reason: r, expires: 2025-13-01}",
+     "a value cannot be read (month must be in 1..12); dates are YYYY-MM-DD"),
+    ("- {cases: a, status: FAIL, reason: r, expires: '2025-1-01'}",
+     "'expires' must be a date YYYY-MM-DD, not '2025-1-01'"),
+    ("- {cases: a, status: FAIL, reason: r, expires: soon}", "'expires' must be a date"),
+    ("- {cases: a, status: FAIL, reason: r, issue: 5}", "'issue' must be a URL"),
+    ("- {cases: a, status: FAIL, reason: r, owner: me}", "unknown key(s) owner"),
+    ("- {cases: a, status: QUALITY_WARNING, reason: r}",
+     "'status' must be FAIL, ERROR or TIMEOUT, not 'QUALITY_WARNING' (a QUALITY_WARNING "
+     "passes: it does not fail the run, so it needs no entry)"),
+])
+def test_malformed_baselines_are_usage_errors(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, error: str) -> None:
+    path = write_baseline(tmp_path, text)
+    out = tmp_path / "results.json"
+    code = main(["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out),
+                 "--baseline", str(path)])
+    assert code == 2
+    assert not out.exists()  # nothing run, nothing written
+    err = capsys.readouterr().err
+    assert err.startswith(f"dmlconf: error: baseline {path}: ")
+    assert error in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_missing_baseline_and_strict_alone_are_usage_errors(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "results.json"
+    base = ["run", "-q", "--cases", str(DOCUMENTED), "--json", str(out)]
+    assert main([*base, "--baseline", str(tmp_path / "nope.yaml")]) == 2
+    assert "cannot read it" in capsys.readouterr().err
+    assert main([*base, "--strict"]) == 2
+    assert "--strict needs --baseline" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_empty_baseline_changes_nothing(tmp_path: Path, dmlconf: Dmlconf) -> None:
+    path = write_baseline(tmp_path, "expected_failures: []\n")
+    code, doc = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path))
+    assert code == 1 and doc["summary"]["FAIL"] == 4
+    assert doc["baseline"] == {"path": str(path), "xpass": [], "stale": []}
+
+
+# -- compare ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Results of the documented cases: the reference-like runs and broken ones."""
+    tmp = tmp_path_factory.mktemp("runs")
+    known = write_baseline(tmp, """\
+        - {cases: "documented/depth_to_space1/*", status: FAIL, reason: orders swapped}
+        """)
+    out = {}
+    for name, backend, args, k in [
+        ("swapped", "SwappedOrderBackend", (), ()),
+        ("swapped_known", "SwappedOrderBackend", ("--baseline", str(known)), ()),
+        ("raising", "RaisingBackend", (), ()),
+        ("late", "LateRejectBackend", (), ()),
+        ("late_fewer", "LateRejectBackend", (), ("depth_to_space1", "strides")),
+    ]:
+        run(dmlconf_in(tmp), backend, *args, name=f"{name}.json", k=k)
+        out[name] = tmp / f"{name}.json"
+    return out
+
+
+def compare(capsys: pytest.CaptureFixture[str], old: Path, new: Path,
+            *args: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["compare", str(old), str(new), *args])
+    return code, capsys.readouterr().out
+
+
+def test_compare_newly_failing_exits_1(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    old, new = json.loads(runs["late"].read_text()), json.loads(runs["swapped"].read_text())
+    diff = run_diff.compare(old, new)
+    assert {c.id for c in diff.newly_failing} == SWAPPED
+    assert all((c.old_status, c.new_status) == ("PASS", "FAIL") for c in diff.newly_failing)
+    assert not diff.newly_passing and not diff.changed and not diff.added and not diff.removed
+    assert [name for name, _, _ in diff.run] == ["backend.name", "backend.class"]
+    code, out = compare(capsys, runs["late"], runs["swapped"])
+    assert code == 1
+    assert out.startswith(f"compare {runs['late']} -> {runs['swapped']}: 4 case(s) newly fail\n")
+    assert "newly failing (4):" in out
+    assert f"  {D2S1_CRD}: PASS -> FAIL\n    was: rejected" not in out
+    assert f"  {D2S1_CRD}: PASS -> FAIL\n    now: OutputTensor: 36 of 48" in out
+    assert "run differs: backend.name:" in out
+    assert "summary: PASS 18 -> 14, QUALITY_WARNING 0 -> 0, FAIL 0 -> 4" in out
+
+
+def test_compare_newly_passing_and_changed_exit_0(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = compare(capsys, runs["raising"], runs["swapped_known"])
+    assert code == 0
+    assert out.splitlines()[0].endswith(": no case newly fails")
+    diff = run_diff.compare(json.loads(runs["raising"].read_text()),
+                                json.loads(runs["swapped_known"].read_text()))
+    assert len(diff.newly_passing) == 14
+    # ERROR -> FAIL and ERROR -> XFAIL: still not passing, but changed
+    changed = {c.id: (c.old_status, c.new_status) for c in diff.changed}
+    assert changed == {D2S1_DCR: ("ERROR", "XFAIL"), D2S1_CRD: ("ERROR", "XFAIL"),
+                       S2D1_DCR: ("ERROR", "FAIL"), S2D1_CRD: ("ERROR", "FAIL")}
+    assert "changed (status or message) (4):" in out and "newly passing (14):" in out
+    assert f"  {D2S1_DCR}: ERROR -> XFAIL\n    was: the backend raised RuntimeError" in out
+
+
+def test_compare_message_change_and_xfail_to_fail(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    old = json.loads(runs["swapped_known"].read_text())
+    new = json.loads(runs["swapped"].read_text())
+    for r in new["results"]:
+        if r["id"] == S2D1_DCR:
+            r["message"] = "another message"
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(new), encoding="utf-8")
+    diff = run_diff.compare(old, new)
+    # XFAIL -> FAIL (the baseline dropped) is newly failing
+    assert {c.id for c in diff.newly_failing} == {D2S1_DCR, D2S1_CRD}
+    assert [(c.id, c.old_status, c.new_status) for c in diff.changed] == [
+        (S2D1_DCR, "FAIL", "FAIL")]
+    code, out = compare(capsys, runs["swapped_known"], path)
+    assert code == 1
+    assert f"  {S2D1_DCR}: FAIL -> FAIL\n    was: OutputTensor:" in out
+    assert "    now: another message" in out
+
+
+def test_compare_added_removed_and_case_set(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = compare(capsys, runs["late"], runs["late_fewer"])
+    assert code == 0
+    assert "run differs: case_set_sha256:" in out
+    assert "run differs: backend" not in out  # same backend, same file: class name normalised
+    assert "removed (9):" in out and f"  {ROW_MAJOR} (PASS)" not in out.split("removed")[1]
+    code, out = compare(capsys, runs["late_fewer"], runs["late"])
+    assert code == 0 and "added (9):" in out and "  documented/depth_to_space/example (PASS)" in out
+
+
+def test_compare_markdown(runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = compare(capsys, runs["late_fewer"], runs["swapped"], "--markdown")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == "## dmlconf compare: 2 case(s) newly fail"
+    assert "| Status | Old | New |" in lines and "| FAIL | 0 | 4 |" in lines
+    assert "### The runs differ" in lines and "### Newly failing (2)" in lines
+    assert any(line.startswith(f"| `{D2S1_CRD}` | PASS | FAIL | OutputTensor: 36 of 48")
+               for line in lines)
+    assert "### Added (9)" in lines and "- `documented/depth_to_space/example` (PASS)" in lines
+    assert out.endswith("\n")
+
+
+def test_compare_same_file_and_bad_input(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out = compare(capsys, runs["swapped"], runs["swapped"])
+    assert code == 0
+    assert out.splitlines()[1:] == ["summary: PASS 14 -> 14, QUALITY_WARNING 0 -> 0, "
+                                    "FAIL 4 -> 4, ERROR 0 -> 0, TIMEOUT 0 -> 0, "
+                                    "NOT_SUPPORTED 0 -> 0, XFAIL 0 -> 0, XPASS 0 -> 0"]
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"results": []}', encoding="utf-8")
+    assert main(["compare", str(bad), str(runs["swapped"])]) == 2
+    assert "not a dmlconf results document" in capsys.readouterr().err
+    bad.write_text("{", encoding="utf-8")
+    assert main(["compare", str(runs["swapped"]), str(bad)]) == 2
+    assert "not JSON" in capsys.readouterr().err
+    assert main(["compare", str(tmp_path / "missing.json"), str(runs["swapped"])]) == 2
+
+
+def test_compare_a_timeout_is_a_failure() -> None:
+    def doc(**statuses: str) -> dict:
+        return {"format": results.FORMAT, "summary": {}, "results": [
+            {"id": case_id, "status": status, "message": ""}
+            for case_id, status in statuses.items()]}
+
+    old = doc(a="PASS", b="TIMEOUT", c="TIMEOUT", d="XFAIL", e="NOT_SUPPORTED")
+    new = doc(a="TIMEOUT", b="PASS", c="ERROR", d="TIMEOUT", e="TIMEOUT")
+    diff = run_diff.compare(old, new)
+    assert [(c.id, c.old_status, c.new_status) for c in diff.newly_failing] == [
+        ("a", "PASS", "TIMEOUT"), ("d", "XFAIL", "TIMEOUT"), ("e", "NOT_SUPPORTED", "TIMEOUT")]
+    assert [c.id for c in diff.newly_passing] == ["b"]
+    assert [(c.id, c.old_status, c.new_status) for c in diff.changed] == [
+        ("c", "TIMEOUT", "ERROR")]
+    assert run_diff.exit_status(diff) == 1
+    assert run_diff.FAILING is results.FAILING
+
+
+# -- QUALITY_WARNING -------------------------------------------------------------------------------
+def test_a_quality_warning_the_baseline_expects_to_fail_is_an_xpass() -> None:
+    known = baseline.parse("- {cases: t/w, status: FAIL, reason: float16 off by 2 ulp}\n")
+    warned = Result(id="t/w", status="QUALITY_WARNING", margin=0.8,
+                    message="OutputTensor: 2 of 16 elements outside the strict reading")
+    applied = baseline.apply(known, [warned])
+    [r] = applied.results
+    assert (r.status, r.margin) == ("XPASS", 0.8)
+    assert r.message == ("passed with a QUALITY_WARNING, but the baseline expects FAIL (float16 "
+                         "off by 2 ulp): OutputTensor: 2 of 16 elements outside the strict "
+                         "reading")
+    assert applied.xpass == ["t/w"] and applied.stale == []
+    assert results.exit_status(applied.results) == 0
+    assert results.exit_status(applied.results, strict=True) == 1  # the entry is obsolete
+    # without an entry a warning stays a warning, and passes
+    alone = baseline.apply(baseline.parse("[]"), [warned])
+    assert alone.results == [warned] and results.exit_status(alone.results, strict=True) == 0
+
+
+def doc_of(**statuses: str) -> dict:
+    return {"format": results.FORMAT, "summary": {}, "results": [
+        {"id": case_id, "status": status, "message": f"{status} message"}
+        for case_id, status in statuses.items()]}
+
+
+def test_compare_pass_and_quality_warning_changes_are_neither_regressions_nor_fixes() -> None:
+    old = doc_of(a="PASS", b="QUALITY_WARNING", c="FAIL", d="QUALITY_WARNING",
+                 e="QUALITY_WARNING", f="XPASS", g="ERROR")
+    new = doc_of(a="QUALITY_WARNING", b="PASS", c="QUALITY_WARNING", d="FAIL",
+                 e="QUALITY_WARNING", f="QUALITY_WARNING", g="QUALITY_WARNING")
+    new["results"][4]["message"] = "another warning"
+    diff = run_diff.compare(old, new)
+    assert [(c.id, c.old_status, c.new_status) for c in diff.quality] == [
+        ("a", "PASS", "QUALITY_WARNING"), ("b", "QUALITY_WARNING", "PASS")]
+    assert [(c.id, c.old_status) for c in diff.newly_passing] == [("c", "FAIL"), ("g", "ERROR")]
+    assert [(c.id, c.new_status) for c in diff.newly_failing] == [("d", "FAIL")]
+    assert diff.changed == []  # e (another message) and f (XPASS): passes both times
+    assert run_diff.exit_status(run_diff.compare(old, doc_of(
+        a="QUALITY_WARNING", b="PASS", c="QUALITY_WARNING", d="QUALITY_WARNING"))) == 0
+    text = run_diff.to_text(diff)
+    assert ("quality (PASS <-> QUALITY_WARNING: neither a regression nor a fix) (2):\n"
+            "  a: PASS -> QUALITY_WARNING\n    was: PASS message\n"
+            "    now: QUALITY_WARNING message\n") in text
+    md = run_diff.to_markdown(diff)
+    assert ("### Quality changes (PASS <-> QUALITY_WARNING: neither a regression nor a fix) (2)"
+            in md)
+    assert "| `b` | QUALITY_WARNING | PASS | PASS message |" in md
+
+
+def test_compare_execution_flags_are_a_run_difference() -> None:
+    old, new = doc_of(a="PASS"), doc_of(a="PASS")
+    new["execution_flags"] = []  # an older document (no field) ran with none: the same
+    assert run_diff.compare(old, new).run == []
+    new["execution_flags"] = ["ALLOW_HALF_PRECISION_COMPUTATION"]
+    assert run_diff.compare(old, new).run == [
+        ("execution_flags", [], ["ALLOW_HALF_PRECISION_COMPUTATION"])]
+    assert 'run differs: execution_flags: [] -> ["ALLOW_HALF_PRECISION_COMPUTATION"]' in \
+        run_diff.to_text(run_diff.compare(old, new))
+
+
+def test_compare_html_counts_the_quality_changes(tmp_path: Path) -> None:
+    from conformance import report
+
+    old = doc_of(a="PASS", b="FAIL")
+    new = doc_of(a="QUALITY_WARNING", b="QUALITY_WARNING")
+    for doc in (old, new):
+        doc.update(summary={s: sum(r["status"] == s for r in doc["results"])
+                            for s in results.STATUSES}, ambiguous={}, verdict={})
+    text = report.render_html(new, comparison=run_diff.compare(old, new, "old.json"))
+    assert 'data-compare="quality">1<' in text and 'data-compare="newly_passing">1<' in text
+    quality = re.search(r"<summary>Quality changes \(1\)</summary>(.*?)</details>", text,
+                        re.S).group(1)
+    assert '<td>a</td><td class="st-PASS">PASS</td><td class="st-QUALITY_WARNING">' in quality
