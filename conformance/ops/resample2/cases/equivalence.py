@@ -138,7 +138,8 @@ def _case(cid: str, calls: list[dict], relations: list[dict], *, at_ties: bool,
                          **{f"{c['name']}.InputTensor": {"from": "resample1.InputTensor"}
                             for c in calls[1:]}},
                  relations=relations, description=description,
-                 ambiguous=ambiguous if at_ties else None, tags=["nearest"])
+                 ambiguous=ambiguous if at_ties else None,
+                 tags=["nearest", "ties"] if at_ties else ["nearest"])
 
 
 def _equal(name: str, why: str) -> dict:
@@ -238,7 +239,7 @@ def _remark_scaled() -> list[dict]:
                     "InputTensor"]), "remark.InputTensor": {"from": "resample1.InputTensor"}},
                 relations=[], expected={"resample1.OutputTensor": "reference",
                                         "remark.OutputTensor": "reference"},
-                ambiguous=REMARK_SCALED_WHY, tags=["nearest"],
+                ambiguous=REMARK_SCALED_WHY, tags=["nearest", "remark"],
                 description=(f"width scaled by {scale}, offsets {pair[0]} / {pair[1]}: the "
                              "remark's RESAMPLE2 call and RESAMPLE1 each against the reference; "
                              "RESAMPLE1 read as the remark says departs at width "
