@@ -119,7 +119,7 @@ REJECTION = re.compile(r"\b(?:0x)?(80070057|887A0004)\b|E_INVALIDARG|DXGI_ERROR_
 #: The operators whose DxDispatch desc this backend writes, by exact name (their fields as
 #: JsonParsersGenerated.cpp parses them, "Desc fields" above): it claims these and no others.
 OPERATORS = ("DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1",
-             "RESAMPLE", "RESAMPLE1")
+             "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "RESAMPLE3")
 
 
 class InexpressibleError(ValueError):

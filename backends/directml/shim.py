@@ -31,7 +31,7 @@ MODE_COMPILE, MODE_EXECUTE = 0, 1
 #: The operators whose desc the shim builds (the switch of dmlshim.c's build_desc over
 #: DML_OPERATOR_TYPE), by exact name: the directml backends claim these and no others.
 OPERATORS = ("DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1",
-             "RESAMPLE", "RESAMPLE1")
+             "RESAMPLE", "RESAMPLE1", "RESAMPLE2", "RESAMPLE3")
 STAGES = ("", "creating the devices", "CreateOperator", "compiling", "the operator initializer",
           "creating the buffers", "binding", "recording", "executing", "reading back")
 
