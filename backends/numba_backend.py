@@ -68,11 +68,13 @@ def twice_range(lo: np.ndarray, hi: np.ndarray | None = None, w: np.ndarray | No
 
 
 #: The operators execute dispatches on, by exact name, and the kernels each runs: the backend
-#: claims these and no others (an operator the suite adds later, a RESAMPLE2 with its
-#: RoundingDirection, is not one the resample kernels were written for).
+#: claims these and no others (an operator the suite adds later is not one the kernels were
+#: written for). RESAMPLE2/3 take the resample kernels through the spec's rounding and
+#: antialias hooks (module docstring).
 KERNELS = {"DEPTH_TO_SPACE": "depth_to_space", "DEPTH_TO_SPACE1": "depth_to_space",
            "SPACE_TO_DEPTH": "space_to_depth", "SPACE_TO_DEPTH1": "space_to_depth",
-           "RESAMPLE": "resample", "RESAMPLE1": "resample"}
+           "RESAMPLE": "resample", "RESAMPLE1": "resample", "RESAMPLE2": "resample",
+           "RESAMPLE3": "resample"}
 
 
 class NumbaBackend(Backend):

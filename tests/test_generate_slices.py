@@ -39,13 +39,26 @@ APPLICABLE: dict[str, dict[str, str]] = {
         "tables": "the type and dimension counts at the lowest level their tables take them",
         "bitlevel": "nearest selects an input element, special values included",
     } for op in RESAMPLE},
+    "RESAMPLE2": {
+        "sampling": "RESAMPLE1's readable ramps with each RoundingDirection, per type",
+        "offsets": "the coordinate formula on every dimension, each RoundingDirection, per type",
+        "tables": "the type and dimension counts at the lowest level their tables take them",
+        "bitlevel": "nearest in each direction selects an input element, special values included",
+    },
+    "RESAMPLE3": {
+        "antialias": "the stretched filter, the threshold and its conditions, per type",
+        "sampling": "RESAMPLE1's readable ramps with Antialiased TRUE, per type",
+        "tables": "the type and dimension counts at the lowest level their table takes them",
+        "bitlevel": "nearest in each direction selects an input element, special values included",
+    },
 }
 #: Families that apply to an operator but not to every one of its slices, and why.
 NOT_PER_SLICE = {
     "large": "a few large tensors per operator, one type each: sizes, not types, are its point",
     "roundtrip": "chains of two operators: no single-operator backend runs them",
-    "layouts (resample)": "the layouts family runs resample with FLOAT32, FLOAT16 and UINT8; "
-                          "the sampling family's layout cases cover every type",
+    "layouts (resample)": "the layouts family runs the resample operators with FLOAT32, FLOAT16 "
+                          "and UINT8; the sampling (and antialias) family's layout cases cover "
+                          "every type",
 }
 
 

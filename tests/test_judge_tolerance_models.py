@@ -77,7 +77,7 @@ class Float32LinearBackend(NumpyReferenceBackend):
         a = call.attributes
         n = len(a["Scales"])
         scales = np.asarray(a["Scales"], dtype=F32)
-        if call.operator == "RESAMPLE1":
+        if "InputPixelOffsets" in a:  # RESAMPLE1, and RESAMPLE2 (whose LINEAR is RESAMPLE1's)
             in_off = np.asarray(a["InputPixelOffsets"], dtype=F32)
             out_off = np.asarray(a["OutputPixelOffsets"], dtype=F32)
         else:

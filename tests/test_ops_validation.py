@@ -21,6 +21,9 @@ L = FeatureLevel.parse
 DEPTH_OPS = ["DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1"]
 RESAMPLE_OPS = ["RESAMPLE", "RESAMPLE1"]
 ALL_OPS = DEPTH_OPS + RESAMPLE_OPS
+#: RESAMPLE2 and RESAMPLE3 (their rules: tests/test_ops_resample2.py, test_ops_resample3.py): here their
+#: identity and support tables, as every operator's.
+TABLED_OPS = [*ALL_OPS, "RESAMPLE2", "RESAMPLE3"]
 
 
 def rules(violations) -> list[str]:
@@ -52,16 +55,20 @@ def depth_call(name, block=2, order="DEPTH_COLUMN_ROW", data_type=F32, out_type=
 
 def resample_call(name, inp=(1, 1, 2, 2), out=None, scales=None, mode="LINEAR", in_off=None,
                   out_off=None, data_type=F32, out_type=None, out_strides=None):
-    """A valid RESAMPLE(1) call unless a keyword breaks it: every dimension scaled by 2."""
+    """A valid RESAMPLE(1, 2, 3) call unless a keyword breaks it: every dimension scaled by 2
+    (RESAMPLE2/3: rounding DECREASING, not antialiased)."""
     spec = ops.get(name)
+    stated = {a.name for a in spec.attributes}
     if scales is None:
         scales = [2.0] * len(inp)
     if out is None:
         out = tuple(2 * n for n in inp)
     attrs = {"InterpolationMode": mode, "Scales": scales}
-    if name == "RESAMPLE1":
+    if "InputPixelOffsets" in stated:
         attrs["InputPixelOffsets"] = in_off if in_off is not None else [0.5] * len(scales)
         attrs["OutputPixelOffsets"] = out_off if out_off is not None else [-0.5] * len(scales)
+    attrs |= {k: v for k, v in (("RoundingDirection", "DECREASING"), ("Antialiased", 0))
+              if k in stated}
     tensors = {"InputTensor": desc(inp, data_type),
                "OutputTensor": desc(out, out_type or data_type, out_strides)}
     return spec, spec.make_call(tensors, attrs)
@@ -233,18 +240,24 @@ PAGES = {
     "RESAMPLE1": (116, "DML_RESAMPLE1_OPERATOR_DESC", "2_1",
                   [("2_1", [4], FLOAT), ("5_1", [1, 2, 3, 4], FLOAT),
                    ("6_2", [1, 2, 3, 4], RESAMPLE_INT8)]),
+    "RESAMPLE2": (161, "DML_RESAMPLE2_OPERATOR_DESC", "5_1",
+                  [("5_1", [1, 2, 3, 4], FLOAT), ("6_2", [1, 2, 3, 4], RESAMPLE_INT8)]),
+    "RESAMPLE3": (175, "DML_RESAMPLE3_OPERATOR_DESC", "6_4",
+                  [("6_4", [1, 2, 3, 4], RESAMPLE_INT8)]),
 }
 
-LEVELS = ["1_0", "2_0", "2_1", "5_0", "5_1", "6_2"]
+LEVELS = ["1_0", "2_0", "2_1", "5_0", "5_1", "6_2", "6_4"]
 
 #: The table in force at each distinguished level (None: the operator does not exist yet).
 IN_FORCE = {
-    "DEPTH_TO_SPACE": ["1_0", "1_0", "2_1", "5_0", "5_0", "5_0"],
-    "DEPTH_TO_SPACE1": [None, None, "2_1", "5_0", "5_0", "5_0"],
-    "SPACE_TO_DEPTH": ["1_0", "1_0", "2_1", "5_0", "5_0", "5_0"],
-    "SPACE_TO_DEPTH1": [None, None, "2_1", "5_0", "5_0", "5_0"],
-    "RESAMPLE": [None, "2_0", "2_0", "2_0", "5_1", "6_2"],
-    "RESAMPLE1": [None, None, "2_1", "2_1", "5_1", "6_2"],
+    "DEPTH_TO_SPACE": ["1_0", "1_0", "2_1", "5_0", "5_0", "5_0", "5_0"],
+    "DEPTH_TO_SPACE1": [None, None, "2_1", "5_0", "5_0", "5_0", "5_0"],
+    "SPACE_TO_DEPTH": ["1_0", "1_0", "2_1", "5_0", "5_0", "5_0", "5_0"],
+    "SPACE_TO_DEPTH1": [None, None, "2_1", "5_0", "5_0", "5_0", "5_0"],
+    "RESAMPLE": [None, "2_0", "2_0", "2_0", "5_1", "6_2", "6_2"],
+    "RESAMPLE1": [None, None, "2_1", "2_1", "5_1", "6_2", "6_2"],
+    "RESAMPLE2": [None, None, None, None, "5_1", "6_2", "6_2"],
+    "RESAMPLE3": [None, None, None, None, None, None, "6_4"],
 }
 
 
@@ -258,11 +271,11 @@ def expected_table(name, level):
     raise AssertionError(f"{name} has no table {heading}")
 
 
-def test_operators_are_the_six():
-    assert sorted(ops.OPERATORS) == sorted(ALL_OPS)
+def test_operators_are_the_eight():
+    assert sorted(ops.OPERATORS) == sorted(TABLED_OPS)
 
 
-@pytest.mark.parametrize("name", ALL_OPS)
+@pytest.mark.parametrize("name", TABLED_OPS)
 def test_operator_identity(name):
     value, page, introduced, tables = PAGES[name]
     spec = ops.get(name)
@@ -285,7 +298,7 @@ def test_unknown_operator():
 
 
 @pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("name", ALL_OPS)
+@pytest.mark.parametrize("name", TABLED_OPS)
 def test_support_table_at_level(name, level):
     spec = ops.get(name)
     want = expected_table(name, level)
@@ -301,7 +314,7 @@ def test_support_table_at_level(name, level):
 
 
 @pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("name", ALL_OPS)
+@pytest.mark.parametrize("name", TABLED_OPS)
 def test_validate_follows_support_table(name, level):
     """Every data type and dimension count 1-5 through validate: the table decides which of
     operator.level, operator.data_type and desc.dimension_count appear, and nothing else does."""

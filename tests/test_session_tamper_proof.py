@@ -17,11 +17,26 @@ from pathlib import Path
 import pytest
 
 from conformance import report
+from conformance.casefile import Case, load_cases
 from conformance.cli import main
 from conformance.session import remote
 from tests.support import CHEATS, DOCUMENTED, ROOT, Dmlconf, result_of, statuses
 
 VICTIMS = ("documented/depth_to_space/example", "documented/space_to_depth/example")
+DOCUMENTED_CASES = load_cases([DOCUMENTED])
+
+
+def reads_inputs_back(case: Case) -> bool:
+    """Whether the judge works from input bytes after the backend ran: an output judged against
+    the reference of its input, or a call whose input is another call's (PatchesFlatnonzero
+    inverts its inputs, so in-process it fails exactly these)."""
+    return (any(e.kind == "reference" for e in (case.expected or {}).values())
+            or any(s.kind == "from" for s in case.inputs.values()))
+
+
+#: In-process, PASS for every documented case but those the cheat's scratch inputs show.
+ALL = len(DOCUMENTED_CASES)
+UNSPOILED = ALL - sum(map(reads_inputs_back, DOCUMENTED_CASES))
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX fds, fork, signals")
 
@@ -44,7 +59,7 @@ def run_elsewhere(tmp_path: Path, backend: str, *args: str) -> tuple[int, dict, 
 
 def check_the_rest_passed(doc: dict) -> None:
     others = {i: s for i, s in statuses(doc).items() if i not in VICTIMS}
-    assert len(others) == 16 and set(others.values()) == {"PASS"}, others
+    assert len(others) == ALL - len(VICTIMS) and set(others.values()) == {"PASS"}, others
 
 
 # -- cheating through the judge's own functions ---------------------------------------------------
@@ -66,16 +81,17 @@ def test_a_backend_that_patches_the_judge_fails_in_an_isolated_run(
 
 @posix_only
 @pytest.mark.parametrize(("backend", "caught", "passed"), [
-    ("PatchesMismatches", "elements differ", 18),
-    ("PatchesFlatnonzero", "the backend changed", 17),  # a chain reads the changed input
-    ("PatchesGuards", "the backend wrote outside its buffer", 18),
+    ("PatchesMismatches", "elements differ", ALL),
+    ("PatchesFlatnonzero", "the backend changed", UNSPOILED),  # cases reading inputs back
+    ("PatchesGuards", "the backend wrote outside its buffer", ALL),
 ])
 def test_in_process_the_same_cheat_is_not_caught_and_the_run_is_labelled(
         tmp_path: Path, backend: str, caught: str, passed: int) -> None:
     """Why the judge left the backend's process: in-process, the patched check never fires.
     Such a run is labelled not tamper-proof, and --certify refuses to make one."""
     code, doc, out = run_elsewhere(tmp_path, backend, "--no-isolate")
-    assert code == int(passed < 18) and doc["summary"]["PASS"] == passed
+    assert UNSPOILED < ALL  # the chains reading another call's input, at least
+    assert code == int(passed < ALL) and doc["summary"]["PASS"] == passed
     assert not any(caught in r["message"] for r in doc["results"])
     assert doc["execution"]["tamper_proof"] is False
     assert report.NOT_TAMPER_PROOF in out

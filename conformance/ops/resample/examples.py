@@ -77,10 +77,7 @@ def offsets_attributes(mode: str, scales: Sequence[float], pairs: Sequence[Pair]
 
 def _five_d(call: Call) -> Call:
     tensors, attrs = call
-    five = {k: v for k, v in attrs.items() if k == "InterpolationMode"}
-    for k in ("Scales", "InputPixelOffsets", "OutputPixelOffsets"):
-        if k in attrs:
-            five[k] = [attrs[k][0], *attrs[k]]
+    five = {k: ([v[0], *v] if isinstance(v, list) else v) for k, v in attrs.items()}
     return ({"InputTensor": {**tensors["InputTensor"], "Sizes": [1, 1, 2, 2, 3]},
              "OutputTensor": {**tensors["OutputTensor"], "Sizes": [1, 1, 2, 4, 6]}}, five)
 

@@ -26,11 +26,13 @@ from conformance import ops
 from conformance.judge.misreadings import Misreading
 from conformance.ops import OperatorCall
 from conformance.ops.resample import nearest_index
+from conformance.ops.resample2.spec import Resample2
 from conformance.spec import Citation
 from conformance.tensors import read_tensor, write_tensor
 
 PAGE = "DML_RESAMPLE2_OPERATOR_DESC"
-WITH_ROUNDING = frozenset({"RESAMPLE2", "RESAMPLE3"})
+#: The operators with a RoundingDirection: RESAMPLE2 and those that extend it (RESAMPLE3).
+WITH_ROUNDING = frozenset(n for n, s in ops.OPERATORS.items() if isinstance(s, Resample2))
 OTHER = {"INCREASING": "DECREASING", "DECREASING": "INCREASING"}
 
 CEIL_FLOOR = Citation(PAGE, 'RoundingDirection ("DML_AXIS_DIRECTION_INCREASING. Round fractional '

@@ -27,6 +27,7 @@ import numpy as np
 from conformance.levels import FeatureLevel
 from conformance.ops.base import Attribute, OperatorCall, float32, table
 from conformance.ops.resample import INTERPOLATION_MODE, NearestRounding, Resample1
+from conformance.ops.resample2.examples import Resample2Examples
 from conformance.spec import API, Citation, Violation, register
 
 PAGE = "DML_RESAMPLE2_OPERATOR_DESC"
@@ -66,7 +67,7 @@ def tables(page: str, rows: tuple[tuple[str, str], ...]) -> tuple:
                        f"Tensor support / DML_FEATURE_LEVEL_{lv} and above") for lv, types in rows)
 
 
-class Resample2(Resample1):
+class Resample2(Resample2Examples, Resample1):
     name = "RESAMPLE2"
     type_value = 161  # DML_OPERATOR_RESAMPLE2 (DirectML.h, target 0x5100 and up; notes §1)
     introduced = FeatureLevel.FL_5_1  # Availability: "introduced in DML_FEATURE_LEVEL_5_1"

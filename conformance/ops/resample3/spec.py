@@ -34,6 +34,7 @@ from conformance.ops.resample3.antialias import (
     reaches_outside,
     stretch,
 )
+from conformance.ops.resample3.examples import Resample3Examples
 from conformance.spec import register
 
 PAGE = "DML_RESAMPLE3_OPERATOR_DESC"
@@ -43,7 +44,7 @@ PAGES = {PAGE: "https://learn.microsoft.com/windows/ai/directml/api/"
 register(PAGES)
 
 
-class Resample3(Resample2):
+class Resample3(Resample3Examples, Resample2):
     name = "RESAMPLE3"
     type_value = 175  # DML_OPERATOR_RESAMPLE3 (DirectML.h, target 0x6400; notes §1)
     introduced = FeatureLevel.FL_6_4  # Availability: "introduced in DML_FEATURE_LEVEL_6_4"

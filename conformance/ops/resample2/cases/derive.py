@@ -1,0 +1,52 @@
+"""RESAMPLE1's generated cases restated for the operators that keep RESAMPLE1's desc and add
+attributes to it (RESAMPLE2's RoundingDirection, RESAMPLE3's Antialiased): the same call, tensors,
+inputs and expectation, so that their families reuse RESAMPLE1's builders (conformance/ops/
+resample/cases/) instead of copying them. Both pages repeat RESAMPLE1's coordinate relation,
+Scales and offsets text (notes §10), so a citation of the RESAMPLE1 page becomes one of theirs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from conformance import ops
+from conformance.generate.build import case, cite
+from conformance.tensors import TensorDesc
+
+RESAMPLE1_PAGE = "DML_RESAMPLE1_OPERATOR_DESC"
+
+
+def restated(source: dict, operator: str, attributes: Mapping[str, Any], *, variant: str,
+             cites: Sequence[dict] = (), tags: Sequence[str] = (), what: str = "",
+             ambiguous: str | None = None) -> dict:
+    """A single-call RESAMPLE1 case (a mandatory one) as the same call of `operator` with
+    `attributes`: id generated/<family>/<operator>/<variant>/<the rest of its id>, the RESAMPLE1
+    page's citations moved to the operator's page and `cites` added, `what` before its
+    description; its feature level from the operator's tables."""
+    if source.get("operator") != "RESAMPLE1" or "ambiguous" in source:
+        raise ValueError(f"{source['id']}: only mandatory single-call RESAMPLE1 cases restate")
+    family = source["tags"][0]
+    rest = source["id"].removeprefix(f"generated/{family}/").removeprefix("resample1/")
+    page = ops.get(operator).page
+    spec = [{**c, "page": page} if c["page"] == RESAMPLE1_PAGE else c for c in source["spec"]]
+    description = "; ".join(t for t in (what, source.get("description", "")) if t)
+    return case(f"generated/{family}/{operator.lower()}/{variant}/{rest}", operator, attributes,
+                source["tensors"], family=family, spec=[*spec, *cites, cite("NOTES", "10")],
+                inputs=source["inputs"], expected=source.get("expected"),
+                tags=[*tags, *source["tags"][2:]], description=description,
+                ambiguous=ambiguous)
+
+
+def decided(operator: str, tensors: Mapping[str, Mapping[str, Any]],
+            attributes: Mapping[str, Any]) -> bool:
+    """Whether the reference takes one output only for a nearest call: no coordinate at, or
+    within float32 rounding of, a tie (RESAMPLE1: a half; RESAMPLE2: a whole number), where
+    either neighbour is accepted."""
+    spec = ops.get(operator)
+    call = spec.make_call({n: TensorDesc.from_json(dict(d)) for n, d in tensors.items()},
+                          attributes)
+    x = np.zeros(call.tensors["InputTensor"].sizes, np.float32)
+    return spec.expected(call, {"InputTensor": x})["OutputTensor"].kind != "one_of"

@@ -1,0 +1,7 @@
+"""RESAMPLE3's own case families (conformance.generate writes them under cases/generated/<family>/
+beside the other operators' parts of the same families)."""
+
+from conformance.ops.resample3.cases import antialias, equivalence, sampling
+
+#: The family modules of this package (conformance/generate/family.py says what one holds).
+FAMILIES = (antialias, equivalence, sampling)

@@ -1,0 +1,45 @@
+"""Every RESAMPLE3 capability slice, readably: RESAMPLE1's sampling family (conformance/ops/
+resample/cases/sampling.py: per data type, both modes, scales on each dimension in turn, offset
+formulas, crops and clamps, layouts, 1 to 3 dimensions, on integer ramps) as RESAMPLE3 calls with
+Antialiased TRUE, the RoundingDirections in turn. Where the page's conditions do not hold
+(NEAREST_NEIGHBOR, every 1/Scale at most 2) the calls are RESAMPLE2's, whatever Antialiased says;
+the few linear downscales they stretch (Scales 0.4 and 0.5) fall in the page's silent regions
+(the threshold, the normalisation, the edges) and are marked ambiguous with the reasons
+Resample3.silent_regions() gives. The antialias family holds the stretched filter itself.
+"""
+
+from __future__ import annotations
+
+from itertools import count
+
+from conformance.generate.build import cite
+from conformance.ops.resample.cases import sampling
+from conformance.ops.resample2.cases.derive import restated
+from conformance.ops.resample2.examples import DIRECTIONS
+from conformance.ops.resample3.cases.antialias import silence
+from conformance.ops.resample3.spec import Resample3
+
+FAMILY = "sampling"
+DESCRIPTION = ("RESAMPLE3 per data type on integer ramps: RESAMPLE1's sampling calls with "
+               "Antialiased TRUE, the RoundingDirections in turn")
+SPEC = Resample3()
+
+
+def _restated(source: dict, direction: str) -> dict:
+    attributes = SPEC.stated(source["attributes"], direction, antialiased=1)
+    return restated(source, SPEC.name, attributes, variant=direction.lower(),
+                    tags=[direction.lower(), "antialiased"],
+                    cites=[cite(SPEC.page, "RoundingDirection"), cite(SPEC.page, "Antialiased")],
+                    what=f"RoundingDirection {direction}, Antialiased TRUE",
+                    ambiguous=silence(source["tensors"], attributes))
+
+
+def files() -> dict[str, list[dict]]:
+    source = sampling.files()
+    out = {}
+    for data_type in sampling.TYPES:
+        turn = count()
+        out[f"resample3_{data_type.name.lower()}"] = [
+            _restated(s, DIRECTIONS[next(turn) % 2])
+            for s in source[f"resample1_{data_type.name.lower()}"]]
+    return out
