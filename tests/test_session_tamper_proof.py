@@ -119,6 +119,22 @@ def test_a_forged_ok_answer_still_gets_the_outputs_judged(dmlconf: Dmlconf) -> N
     assert [result_of(doc, v)["status"] for v in VICTIMS] == ["FAIL", "FAIL"]
 
 
+def test_an_answer_left_by_an_earlier_case_does_not_cost_the_next_case(dmlconf: Dmlconf) -> None:
+    """An answer to an earlier case's request that arrives while the next case runs (a forged
+    answer's real one, late) is the earlier case's doing: the next case runs again, whole, on a
+    fresh worker, and its result says so. Deterministic twin of the forged-answer test above,
+    whose worker answer may arrive before or after the next request."""
+    code, doc = run(dmlconf, "LateAnswer")
+    assert code == 0, statuses(doc)
+    assert set(statuses(doc).values()) == {"PASS"}
+    again = [r["id"] for r in doc["results"] if any("ran a second time" in i for i in r["info"])]
+    after = [doc["results"][[r["id"] for r in doc["results"]].index(v) + 1]["id"]
+             for v in VICTIMS]
+    assert again == after
+    note = next(i for i in result_of(doc, after[0])["info"] if "ran a second time" in i)
+    assert "it sent something it was not asked for" in note
+
+
 @pytest.mark.parametrize(("data", "why"), [
     (b"\xff\xfe", "not a JSON answer"),
     (b"[[[[" * 10000 + b"]]]]" * 10000, "not a JSON answer"),
@@ -136,6 +152,14 @@ def test_an_answer_is_checked_field_by_field(data: bytes, why: str) -> None:
         remote._parse_answer(data, 1)
     assert remote._parse_answer(b'["rejected", 1, "bad Sizes"]', 1) == ["rejected", 1,
                                                                        "bad Sizes"]
+
+
+def test_an_answer_to_an_earlier_request_is_told_apart() -> None:
+    """Well-formed but answering an earlier request: stale (whose case is to blame is the
+    worker's to decide), not garbled."""
+    with pytest.raises(remote._StaleError, match="an answer to request 3, not to request 5") as e:
+        remote._parse_answer(b'["ok", 3, null]', 5)
+    assert e.value.seq == 3
 
 
 # -- fds 0-2 --------------------------------------------------------------------------------------

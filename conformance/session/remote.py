@@ -118,6 +118,15 @@ class _GoneError(Exception):
     """The other end closed the channel, or the worker died."""
 
 
+class _StaleError(Exception):
+    """A well-formed answer to an earlier request than the one asked: something the worker sent
+    unasked (its own answer after a forged one, say). seq: the request it answers."""
+
+    def __init__(self, message: str, seq: int) -> None:
+        super().__init__(message)
+        self.seq = seq
+
+
 class _GarbledError(Exception):
     """What the worker sent is not an answer the harness can trust."""
 
@@ -215,6 +224,8 @@ def _parse_answer(data: bytes, seq: int) -> list[Any]:
         raise _GarbledError(f"a {message[0]!r} answer with fields of the wrong number or types")
     if any(isinstance(f, str) and len(f) > TEXT_LIMIT for f in fields):
         raise _GarbledError(f"a text longer than {TEXT_LIMIT:,} characters")
+    if fields[0] < seq:
+        raise _StaleError(f"an answer to request {fields[0]}, not to request {seq}", fields[0])
     if fields[0] != seq:
         raise _GarbledError(f"an answer to request {fields[0]}, not to request {seq}")
     return message
@@ -533,7 +544,8 @@ class _Arena:
 
 class WorkerLost(BaseException):
     """The worker cannot finish the case: it died, ran past the timeout, closed its channel
-    or sent what the harness cannot trust. A BaseException, so that no handler of the runner
+    or sent what the harness cannot trust ("leftover": what it sent unasked after an earlier
+    case, which the case is not to blame for). A BaseException, so that no handler of the runner
     takes it for the backend's own exception: conformance.session.workers makes the case's
     result."""
 
@@ -665,6 +677,9 @@ class Worker:
         self.claims: Claims | None = None
         self.remote: RemoteBackend | None = None
         self.seq = 0
+        #: The first request of the case running now (Worker.begin_case): anything unasked
+        #: that answers an earlier one was left by an earlier case.
+        self.case_start = 1
         self.ran = 0
 
     def alive(self) -> bool:
@@ -706,12 +721,20 @@ class Worker:
         self.remote = RemoteBackend(self.claims, self, self.flags)
         return self.claims
 
+    def begin_case(self) -> None:
+        """Mark where a case's requests start (see WorkerLost's "leftover")."""
+        self.case_start = self.seq + 1
+
     def ask(self, kind: str, call: OperatorCall, *extra: Any,
             deadline: float | None) -> list[Any]:
-        """The worker's answer to one request, checked; WorkerLost where there is none."""
+        """The worker's answer to one request, checked; WorkerLost where there is none.
+        Something unasked that an earlier case left (an answer to one of its requests, or data
+        waiting before this case's first request) is a "leftover": the current case is not to
+        blame for it, and the pool runs it again on a fresh worker."""
         self.seq += 1
         if self.channel.pending():  # something the worker was not asked for
-            raise WorkerLost("garbled", "it sent something before it was asked")
+            raise WorkerLost("leftover" if self.seq == self.case_start else "garbled",
+                             "it sent something before it was asked")
         try:
             self.channel.send(pickle.dumps((kind, self.seq, call, *extra),
                                            protocol=pickle.HIGHEST_PROTOCOL))
@@ -724,6 +747,9 @@ class Worker:
             # given a moment to die by itself, so that its own end is what is reported.
             self.process.join(1.0)
             raise WorkerLost("died" if not self.process.is_alive() else "channel") from None
+        except _StaleError as exc:
+            raise WorkerLost("leftover" if exc.seq < self.case_start else "garbled",
+                             f"{exc}: it sent something it was not asked for") from None
         except _GarbledError as exc:
             raise WorkerLost("garbled", str(exc)) from None
 

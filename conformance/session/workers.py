@@ -236,7 +236,9 @@ class Pool:
             self._kill_workers()
             raise
 
-    def _run_one(self, case: Case, more: bool) -> Result:
+    def _run_one(self, case: Case, more: bool, again: str = "") -> Result:
+        """again: why the case runs a second time (a leftover of an earlier case on its first
+        worker), noted in its result."""
         worker = self._ready_worker()
         remote = worker.remote
         assert remote is not None
@@ -247,13 +249,22 @@ class Pool:
         offset = worker.mark()
         timeout = self.execution.timeout_s
         remote.deadline = started + timeout if timeout else None
+        worker.begin_case()
         try:
             result = run_case(case, remote, self.execution.memory_cap, remote,
                               self.execution.execution_flags)
         except WorkerLost as lost:
             worker.kill()
             self.slot.worker = None
+            if lost.how == "leftover" and not again:
+                # An earlier case's backend wrote to the channel after its answer (a forged
+                # answer's real one, say): nothing of this case has been judged yet, so it
+                # runs again, whole, on a fresh worker; a second time is its own doing.
+                return self._run_one(case, more, f"the worker it first ran on was replaced "
+                                                 f"before answering: {lost.detail}")
             return self._lost(case, worker, started, offset, lost)
+        if again:
+            result.info.append(f"ran a second time: {again} (left by an earlier case)")
         worker.ran += 1
         self.failed_starts = 0
         worker.arena.shrink()

@@ -167,6 +167,29 @@ class ForgedAnswer(_Victims):
         return True
 
 
+class LateAnswer(_Victims):
+    """Computes every output right, but on each victim notes the request it serves and, in the
+    next case, first sends an answer to that old request: something unasked, left by an earlier
+    case (what a forged answer's real one is when it comes late)."""
+
+    name = "late-answer"
+    owed: int | None = None
+
+    def first(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> bool:
+        frame = sys._getframe(1)
+        while "request" not in frame.f_locals:  # the worker's frame serving the request
+            frame = frame.f_back  # type: ignore[assignment]
+        LateAnswer.owed = frame.f_locals["request"][1]
+        return False
+
+    def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
+        if LateAnswer.owed is not None and call.operator not in VICTIMS:
+            answer = json.dumps(["ok", LateAnswer.owed, None]).encode()
+            LateAnswer.owed = None
+            _channel_socket().sendall(struct.pack(">I", len(answer)) + answer)  # type: ignore
+        super().execute(call, bindings)
+
+
 def _still_heard() -> None:
     print("still heard", flush=True)
     os._exit(7)
