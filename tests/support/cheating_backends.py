@@ -16,7 +16,7 @@ replacing the one function of the judge that would catch it:
                      replaces runner._Binding.guards_intact by a method that always says yes
 
 The others are the NumPy reference, except on the original DEPTH_TO_SPACE and SPACE_TO_DEPTH
-operators (the 1st and the 9th of the 18 documented cases, "victims"; the "1st victim" below is
+operators (the 1st and the 9th of the documented cases, "victims"; the "1st victim" below is
 any DEPTH_TO_SPACE call, the "2nd" any SPACE_TO_DEPTH call, whichever worker runs it):
 
 - GarbageAnswer      writes bytes that are no frame to its worker's channel; computes nothing

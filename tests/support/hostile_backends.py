@@ -2,7 +2,7 @@
 `dmlconf run` (conformance/session/workers.py).
 
 Each is the NumPy reference, except on the original DEPTH_TO_SPACE and SPACE_TO_DEPTH
-operators (two of the 18 documented cases, the 1st and the 9th), where it:
+operators (two of the documented cases, the 1st and the 9th), where it:
 
 - SegfaultBackend    writes through a null pointer (ctypes): SIGSEGV
 - AbortBackend       calls abort(): SIGABRT
