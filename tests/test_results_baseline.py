@@ -238,6 +238,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ("raising", "RaisingBackend", (), ()),
         ("late", "LateRejectBackend", (), ()),
         ("late_fewer", "LateRejectBackend", (), ("depth_to_space1", "strides")),
+        ("late_one", "LateRejectBackend", (), (ROW_MAJOR,)),
     ]:
         run(dmlconf_in(tmp), backend, *args, name=f"{name}.json", k=k)
         out[name] = tmp / f"{name}.json"
@@ -261,7 +262,7 @@ def test_compare_newly_failing_exits_1(
     assert [name for name, _, _ in diff.run] == ["backend.name", "backend.class"]
     code, out = compare(capsys, runs["late"], runs["swapped"])
     assert code == 1
-    assert out.startswith(f"compare {runs['late']} -> {runs['swapped']}: 4 case(s) newly fail\n")
+    assert out.startswith(f"compare {runs['late']} -> {runs['swapped']}: 4 cases newly fail\n")
     assert "newly failing (4):" in out
     assert f"  {D2S1_CRD}: PASS -> FAIL\n    was: rejected" not in out
     assert f"  {D2S1_CRD}: PASS -> FAIL\n    now: OutputTensor: 36 of 48" in out
@@ -317,7 +318,7 @@ def test_compare_added_removed_and_case_set(
     assert left_out > 0 and f"removed ({left_out}):" in out
     assert f"  {ROW_MAJOR} (PASS)" not in out.split("removed")[1]
     code, out = compare(capsys, runs["late_fewer"], runs["late"])
-    assert code == 0 and f"added ({left_out}):" in out
+    assert code == 0 and f"added (not failing) ({left_out}):" in out
     assert "  documented/depth_to_space/example (PASS)" in out
 
 
@@ -325,15 +326,41 @@ def test_compare_markdown(runs: dict[str, Path], capsys: pytest.CaptureFixture[s
     code, out = compare(capsys, runs["late_fewer"], runs["swapped"], "--markdown")
     assert code == 1
     lines = out.splitlines()
-    assert lines[0] == "## dmlconf compare: 2 case(s) newly fail"
+    # the space_to_depth1 FAILs are of cases late_fewer lacks: newly failing all the same
+    assert lines[0] == "## dmlconf compare: 4 cases newly fail (2 of them not in OLD)"
     assert "| Status | Old | New |" in lines and "| FAIL | 0 | 4 |" in lines
-    assert "### The runs differ" in lines and "### Newly failing (2)" in lines
+    assert "### The runs differ" in lines and "### Newly failing (4)" in lines
     assert any(line.startswith(f"| `{D2S1_CRD}` | PASS | FAIL | OutputTensor: 36 of 48")
                for line in lines)
+    assert any(line.startswith(f"| `{S2D1_CRD}` | ABSENT | FAIL | OutputTensor:")
+               for line in lines)
     left_out = DOCUMENTED_COUNT - len(json.loads(runs["late_fewer"].read_text())["results"])
-    assert f"### Added ({left_out})" in lines
+    assert f"### Added (not failing) ({left_out - 2})" in lines
     assert "- `documented/depth_to_space/example` (PASS)" in lines
     assert out.endswith("\n")
+
+
+def test_compare_reports_failures_of_cases_old_lacks(
+        runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """A 1-case OLD against a NEW with FAILs: every FAIL of NEW is newly failing (old status
+    ABSENT), not hidden among the added cases, and the compare exits 1 (issue 15)."""
+    one, new = (json.loads(runs[n].read_text()) for n in ("late_one", "swapped"))
+    assert [r["id"] for r in one["results"]] == [ROW_MAJOR]
+    diff = run_diff.compare(one, new)
+    assert {(c.id, c.old_status, c.new_status) for c in diff.newly_failing} == {
+        (i, run_diff.ABSENT, "FAIL") for i in SWAPPED}
+    assert all(c.new_message.startswith("OutputTensor:") for c in diff.newly_failing)
+    assert not {i for i, _ in diff.added} & SWAPPED
+    assert len(diff.added) == DOCUMENTED_COUNT - 1 - 4
+    assert run_diff.exit_status(diff) == 1
+    code, out = compare(capsys, runs["late_one"], runs["swapped"])
+    assert code == 1
+    assert out.splitlines()[0].endswith(": 4 cases newly fail (4 of them not in OLD)")
+    assert f"  {D2S1_DCR}: ABSENT -> FAIL\n    now: OutputTensor:" in out
+    # a NEW whose cases OLD lacks and that all pass: nothing newly fails
+    code, out = compare(capsys, runs["late_one"], runs["late"])
+    assert code == 0 and out.splitlines()[0].endswith(": no case newly fails")
+    assert f"added (not failing) ({DOCUMENTED_COUNT - 1}):" in out
 
 
 def test_compare_same_file_and_bad_input(

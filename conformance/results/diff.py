@@ -4,7 +4,10 @@ conformance.judge.compare, the tolerance checks.
 
 A case that newly FAILs, ERRORs or TIMES OUT is a regression, one that newly passes (PASS,
 QUALITY_WARNING, XPASS) a fix (FAIL -> QUALITY_WARNING is a fix); PASS <-> QUALITY_WARNING is a
-change of quality, listed apart, neither a regression nor a fix: both pass."""
+change of quality, listed apart, neither a regression nor a fix: both pass. A case NEW has and
+OLD lacks that FAILs, ERRORs or TIMES OUT in NEW is newly failing too (its old status: ABSENT),
+never hidden among the added ones: a run of one case compared with a full run with failures
+exits 1."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.results.model import FAILING, PASSING
+from conformance.results.model import FAILING, PASSING, counted
 
 #: Top-level fields whose difference says the two runs are not of the same thing. The
 #: execution flags change the judgement (the float16 envelope widens under
@@ -23,6 +26,8 @@ RUN_FIELDS = (("backend", "name"), ("backend", "class"), ("backend", "capabiliti
               ("suite_version",))
 #: A change between these two is one of quality, neither a regression nor a fix: both pass.
 QUALITY = frozenset({"PASS", "QUALITY_WARNING"})
+#: The old status of a case OLD lacks.
+ABSENT = "ABSENT"
 
 
 @dataclass
@@ -42,7 +47,9 @@ class Diff:
     newly_passing: list[Change] = field(default_factory=list)
     quality: list[Change] = field(default_factory=list)  # PASS <-> QUALITY_WARNING
     changed: list[Change] = field(default_factory=list)  # other status or message changes
-    added: list[tuple[str, str]] = field(default_factory=list)  # (id, status in NEW)
+    # (id, status in NEW) of the cases OLD lacks that do not fail in NEW (those that do are
+    # newly failing, old status ABSENT)
+    added: list[tuple[str, str]] = field(default_factory=list)
     removed: list[tuple[str, str]] = field(default_factory=list)  # (id, status in OLD)
     run: list[tuple[str, Any, Any]] = field(default_factory=list)  # (field, old, new)
     old_summary: dict[str, int] = field(default_factory=dict)
@@ -72,7 +79,11 @@ def compare(old: dict[str, Any], new: dict[str, Any], old_path: str = "OLD",
     after = {r["id"]: r for r in new["results"]}
     for case_id, r in after.items():
         if case_id not in before:
-            diff.added.append((case_id, r["status"]))
+            if r["status"] in FAILING:
+                diff.newly_failing.append(Change(case_id, ABSENT, r["status"], "",
+                                                 r.get("message", "")))
+            else:
+                diff.added.append((case_id, r["status"]))
             continue
         o = before[case_id]
         change = Change(case_id, o["status"], r["status"], o.get("message", ""),
@@ -91,8 +102,8 @@ def compare(old: dict[str, Any], new: dict[str, Any], old_path: str = "OLD",
 
 
 def exit_status(diff: Diff) -> int:
-    """1 when any case newly fails (FAIL, ERROR or TIMEOUT in NEW, anything else in OLD),
-    else 0."""
+    """1 when any case newly fails (FAIL, ERROR or TIMEOUT in NEW, anything else or absent in
+    OLD), else 0."""
     return int(bool(diff.newly_failing))
 
 
@@ -113,7 +124,10 @@ def _counts(diff: Diff) -> str:
 
 def _headline(diff: Diff) -> str:
     if diff.newly_failing:
-        return f"{len(diff.newly_failing)} case(s) newly fail"
+        n = len(diff.newly_failing)
+        absent = sum(c.old_status == ABSENT for c in diff.newly_failing)
+        return (f"{counted(n, 'case')} newly {'fails' if n == 1 else 'fail'}"
+                + (f" ({absent} of them not in OLD)" if absent else ""))
     return "no case newly fails"
 
 
@@ -136,7 +150,7 @@ def to_text(diff: Diff) -> str:
                     lines.append(f"    was: {_first(c.old_message)}")
                 if c.new_message:
                     lines.append(f"    now: {_first(c.new_message)}")
-    for title, ids in (("added", diff.added), ("removed", diff.removed)):
+    for title, ids in (("added (not failing)", diff.added), ("removed", diff.removed)):
         if ids:
             lines.append(f"{title} ({len(ids)}):")
             lines.extend(f"  {i} ({status})" for i, status in ids)
@@ -170,7 +184,7 @@ def to_markdown(diff: Diff) -> str:
         out += [f"| `{c.id}` | {c.old_status} | {c.new_status} | {_cell(c.new_message)} |"
                 for c in changes]
         out.append("")
-    for title, ids in (("Added", diff.added), ("Removed", diff.removed)):
+    for title, ids in (("Added (not failing)", diff.added), ("Removed", diff.removed)):
         if ids:
             out += [f"### {title} ({len(ids)})", ""]
             out += [f"- `{i}` ({status})" for i, status in ids]

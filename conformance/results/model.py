@@ -20,6 +20,12 @@ FAILING = ("FAIL", "ERROR", "TIMEOUT")
 #: failure for the verdict.
 PASSING = ("PASS", "QUALITY_WARNING", "XPASS")
 
+
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """'1 case', '2 cases', '0 cases': a count and its noun, in the number the count takes
+    (plural: the plural form where it is not the noun and an s)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
 #: What no writer can carry as it is: C0 control characters but tab and line feed (a CR too:
 #: a lone one rewrites a terminal line; CRLF becomes LF first), DEL and the C1 controls (ESC and
 #: CSI drive terminals), lone surrogates (no UTF-8 encoder takes them), the line separators
