@@ -14,8 +14,8 @@ from tests.support import Dmlconf, dmlconf_in
 
 @pytest.fixture
 def dmlconf(tmp_path: Path) -> Dmlconf:
-    """dmlconf(*args, name="results.json"): `dmlconf run -q --json TMP_PATH/NAME ARGS` in this
-    process, giving (exit status, the results document it wrote)."""
+    """dmlconf(*args, name="results.json"): `dmlconf run -q ARGS --json TMP_PATH/NAME` in this
+    process (its --json wins), giving (exit status, the results document it wrote)."""
     return dmlconf_in(tmp_path)
 
 

@@ -63,8 +63,8 @@ def test_run_on_the_committed_cases_exits_0_and_writes_the_json(
     assert doc["backend"]["class"] == "backends.numpy_reference.NumpyReferenceBackend"
     assert doc["feature_level"] == "6_4"
     assert doc["case_paths"] == [str(CASES)]
-    assert doc["command"] == (f"dmlconf run -q --json {tmp_path / 'results.json'} "
-                              f"--cases {CASES}")
+    assert doc["command"] == (f"dmlconf run -q --cases {CASES} "
+                              f"--json {tmp_path / 'results.json'}")
     assert len(doc["case_set_sha256"]) == 64
     assert doc["started_at"] <= doc["finished_at"]
     assert doc["verdict"]["2_1"]["conformant"] is True
@@ -218,9 +218,9 @@ def test_show_prints_case_citation_and_a_reproduce_command_that_runs(
     assert "operator: DEPTH_TO_SPACE1" in lines
     assert "Strides: [6, 6, 3, 1]" in out
     reproduce = lines[-1]
-    assert reproduce == (f"# reproduce: dmlconf run --cases "
-                         f"{CASES / 'documented' / 'strides.yaml'} -k {ROW_MAJOR} "
-                         "--backend numpy")
+    assert reproduce == (f"# reproduce: dmlconf run --json reports/repro-documented-strides-"
+                         f"2d-row-major.json --cases {CASES / 'documented' / 'strides.yaml'} "
+                         f"-k {ROW_MAJOR} --backend numpy")
     argv = reproduce.removeprefix("# reproduce: dmlconf ").split()
     code, doc = dmlconf(*argv[1:])
     assert code == 0 and statuses(doc) == {ROW_MAJOR: "PASS"}

@@ -60,7 +60,7 @@ def test_broken_backend_fails_the_order_examples(pytester: pytest.Pytester) -> N
     # the result's message and the command that reproduces it, no traceback
     result.stdout.fnmatch_lines(["FAIL documented/depth_to_space1/example-1-depth-column-row",
                                  "OutputTensor: 36 of 48 elements differ*",
-                                 "reproduce: dmlconf run --cases *"])
+                                 "reproduce: dmlconf run --json reports/repro-*.json --cases *"])
     result.stdout.no_fnmatch_line("*Traceback*")
     result.stdout.no_fnmatch_line("*runtest*")
 
@@ -192,7 +192,8 @@ def test_a_timeout_fails_the_item_like_an_error(
         result.assert_outcomes(failed=2)
         result.stdout.fnmatch_lines(["TIMEOUT documented/depth_to_space1/example-1-*",
                                      "ran past the per-case timeout of 2 s",
-                                     "reproduce: dmlconf run --cases *"])
+                                     "reproduce: dmlconf run --json reports/repro-*.json "
+                                     "--cases *"])
 
 
 WARNED = "OutputTensor: 2 of 48 elements outside the strict reading, inside the legal envelope"
@@ -305,7 +306,8 @@ def test_execution_flags_in_the_reproduce_command_and_usage_errors(
     result = run(pytester, "--dml-backend", SWAPPED, "--dml-k", "depth_to_space1/example-1",
                  "--dml-execution-flags", "DISABLE_META_COMMANDS|ALLOW_HALF_PRECISION_COMPUTATION")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["reproduce: dmlconf run --cases * --execution-flags "
+    result.stdout.fnmatch_lines(["reproduce: dmlconf run --json reports/repro-*.json --cases * "
+                                 "--execution-flags "
                                  "ALLOW_HALF_PRECISION_COMPUTATION,DISABLE_META_COMMANDS"])
     result = run(pytester, "--dml-backend", "numpy", "--dml-execution-flags", "BOGUS")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

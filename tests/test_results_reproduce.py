@@ -1,7 +1,7 @@
 """The reproduce command is made in one place (conformance/results/reproduce.py): `dmlconf
 explore`, `dmlconf show`, the reports of `dmlconf run` and the pytest plugin print the same
 command for the same case and options, --level and --execution-flags included, and it reruns
-the case."""
+the case into its own results file, never the full run's."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ import pytest
 
 from conformance import report
 from conformance.cli import main
-from conformance.session import chosen_level, reproduce_command
-from tests.support import SWAPPED, dmlconf_in
+from conformance.results.reproduce import repro_json
+from conformance.session import DEFAULT_JSON, chosen_level, reproduce_command
+from tests.support import DOCUMENTED, SWAPPED, dmlconf_in
 
 pytest_plugins = ["pytester"]
 
@@ -56,7 +57,8 @@ def test_every_face_prints_the_same_command(
     printed = capsys.readouterr().out.splitlines()
     (path,) = out.iterdir()
     case_id = f"regressions/equivalence/{path.stem.split('-', 1)[1]}"
-    expected = shlex.join(["dmlconf", "run", "--cases", str(path), "-k", case_id,
+    expected = shlex.join(["dmlconf", "run", "--json", repro_json(case_id), "--cases", str(path),
+                           "-k", case_id,
                            "--backend", SWAPPED, "--level", "5_1", "--execution-flags",
                            "ALLOW_HALF_PRECISION_COMPUTATION,DISABLE_META_COMMANDS"])
     # the explorer: in the regression's header and in its summary
@@ -122,12 +124,39 @@ def test_without_options_and_for_a_case_that_holds_below_a_level(
     code, doc, command = reported(tmp_path, "t/resample-3d", *shlex.split(below)[2:])
     assert code == 0 and doc["results"][0]["status"] == "PASS"
     identity = shown(capsys, "t/identity", *plain)
-    assert identity == shlex.join(["dmlconf", "run", "--cases", str(cases), "-k", "t/identity",
-                                   "--backend", "numpy"])
+    assert identity == shlex.join(["dmlconf", "run", "--json", "reports/repro-t-identity.json",
+                                   "--cases", str(cases), "-k", "t/identity", "--backend",
+                                   "numpy"])
     # a level equal to the backend's highest is its default: the report cannot tell it was
     # chosen, and the command without it reruns the same
     code, doc, command = reported(tmp_path, "t/identity", *plain, "--level", "6_4")
     assert code == 0 and command == identity
+
+
+def test_the_command_writes_its_own_results_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run as printed, in the folder of a full run, the command writes reports/repro-ID.json
+    and leaves the full run's reports/results.json as it was (issue 15)."""
+    case_id = "documented/depth_to_space1/example-1-depth-column-row"
+    command = shown(capsys, case_id, "--cases", str(DOCUMENTED), "--backend", SWAPPED)
+    target = shlex.split(command)[shlex.split(command).index("--json") + 1]
+    assert target == repro_json(case_id) == (
+        "reports/repro-documented-depth_to_space1-example-1-depth-column-row.json")
+    assert Path(target) != Path(DEFAULT_JSON) and Path(target).parent == Path(DEFAULT_JSON).parent
+    monkeypatch.chdir(tmp_path)
+    full = tmp_path / DEFAULT_JSON
+    full.parent.mkdir()
+    full.write_text('{"the full run": "untouched"}', encoding="utf-8")
+    assert main([*shlex.split(command)[1:], "-q"]) == 1
+    assert full.read_text(encoding="utf-8") == '{"the full run": "untouched"}'
+    doc = json.loads((tmp_path / target).read_text(encoding="utf-8"))
+    assert [(r["id"], r["status"]) for r in doc["results"]] == [(case_id, "FAIL")]
+    # every id gives a name of safe characters, never the full run's file
+    for odd in ("a b/c", "../../results", "x;rm -rf", "résumé", "results"):
+        name = repro_json(odd)
+        assert name != DEFAULT_JSON and name.startswith("reports/repro-")
+        assert "/" not in name.removeprefix("reports/") and " " not in name
 
 
 def test_the_level_a_document_chose() -> None:
@@ -138,7 +167,8 @@ def test_the_level_a_document_chose() -> None:
     assert chosen_level({**doc, "backend": "junk"}) is None
     assert reproduce_command("a/b", ["x y"], "numpy", level="5_1",
                              execution_flags=["DISABLE_META_COMMANDS"]) == (
-        "dmlconf run --cases 'x y' -k a/b --backend numpy --level 5_1 "
+        "dmlconf run --json reports/repro-a-b.json --cases 'x y' -k a/b --backend numpy "
+        "--level 5_1 "
         "--execution-flags DISABLE_META_COMMANDS")
     # a chosen level stands even for a case that holds below another one (it reproduces the
     # NOT_SUPPORTED that run gave)

@@ -2,8 +2,13 @@
 one (`dmlconf show`, the reports, the pytest plugin, `dmlconf explore`), so that all of them
 print the same command for the same case and options:
 
-    dmlconf run --cases PATH... -k ID --backend NAME [--level L] [--execution-flags F,...]
+    dmlconf run --json reports/repro-SAFE_ID.json --cases PATH... -k ID --backend NAME
+        [--level L] [--execution-flags F,...]
 
+- --json: the case's own results file (repro_json: SAFE_ID is the id with every run of
+  characters other than letters, digits, '.', '_' and '-' made one '-'), so that rerunning one
+  case never overwrites the results of the full run (reports/results.json by default); it
+  comes first, so that a --json appended to the command wins;
 - PATH: where the case is read from: its own file where the face knows it (show, the plugin,
   the explorer), else the run's case paths (a report knows only the results document);
 - --level: the feature level the run chose. None chosen is the backend's highest (the
@@ -20,6 +25,7 @@ can make it from a results document alone.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -27,7 +33,15 @@ from typing import Any
 
 from conformance.levels import FeatureLevel
 
-__all__ = ["chosen_level", "reproduce_command"]
+__all__ = ["chosen_level", "repro_json", "reproduce_command"]
+
+_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def repro_json(case_id: str) -> str:
+    """The results file of the reproduce command of case_id: reports/repro-SAFE_ID.json, never
+    the full run's reports/results.json."""
+    return f"reports/repro-{_UNSAFE_IN_NAME.sub('-', case_id).strip('-.')}.json"
 
 
 def reproduce_command(case_id: str, case_paths: Sequence[str | Path], backend: str, *,
@@ -39,7 +53,7 @@ def reproduce_command(case_id: str, case_paths: Sequence[str | Path], backend: s
     text; None: the backend's default); execution_flags: their names; case_level and
     case_level_below: the case's feature_level and feature_level_below (text or FeatureLevel;
     the case's own level is claimed when no level is chosen and it holds only below one)."""
-    words = ["dmlconf", "run"]
+    words = ["dmlconf", "run", "--json", repro_json(case_id)]
     for path in case_paths:
         words += ["--cases", str(path)]
     words += ["-k", case_id, "--backend", backend]

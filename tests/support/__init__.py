@@ -37,13 +37,14 @@ Dmlconf = Callable[..., tuple[int, dict]]
 
 def dmlconf_in(folder: Path) -> Dmlconf:
     """A `dmlconf run` writing its results into folder (the `dmlconf` fixture of conftest.py
-    is this on tmp_path): dmlconf(*args, name=NAME) runs `dmlconf run -q --json FOLDER/NAME
-    ARGS` in this process and gives its exit status and the results document it wrote, as
-    JSON (NAME: results.json unless given)."""
+    is this on tmp_path): dmlconf(*args, name=NAME) runs `dmlconf run -q ARGS --json
+    FOLDER/NAME` in this process and gives its exit status and the results document it wrote,
+    as JSON (NAME: results.json unless given; its --json comes last, so it wins over one in
+    ARGS, such as a reproduce command's)."""
 
     def dmlconf(*args: str, name: str = "results.json") -> tuple[int, dict]:
         out = folder / name
-        code = main(["run", "-q", "--json", str(out), *args])
+        code = main(["run", "-q", *args, "--json", str(out)])
         return code, json.loads(out.read_text(encoding="utf-8"))
 
     return dmlconf
