@@ -20,7 +20,7 @@ from conformance.backend import BackendLoadError, backend_class
 from conformance.casefile import CaseFileError, select
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.results import FAILING, Result
+from conformance.results import FAILING, Result, counted
 from conformance.session import (
     CASES_PER_WORKER,
     DEFAULT_JSON,
@@ -156,21 +156,25 @@ def cmd_run(args: argparse.Namespace) -> int:
                    else "in-process, NOT tamper-proof")
             of = f" (shard {args.shard} of {shard['of_cases']})" if shard else ""
             flags = "|".join(execution.execution_flags.names) or "NONE"
-            out.write(f"dmlconf {__version__}: {len(cases)} cases{of}, backend {args.backend} "
+            out.write(f"dmlconf {__version__}: {counted(len(cases), 'case')}{of}, backend "
+                      f"{args.backend} "
                       f"({runner.class_name}), feature level {runner.claimed_level}, execution "
                       f"flags {flags}, {how}\n")
             if session.journal.done:
-                out.write(f"resuming {session.journal.path}: {len(cases) - len(todo)} case(s) "
-                          f"done, {len(todo)} to run\n")
+                out.write(f"resuming {session.journal.path}: "
+                          f"{counted(len(cases) - len(todo), 'case')} done, {len(todo)} to "
+                          "run\n")
             elif session.journal.replaced:
                 out.write(f"note: the journal of an unfinished run at {session.journal.path} "
                           "was replaced (--resume continues such a run)\n")
 
             def retrying(failing: int) -> None:
                 if not args.quiet:
-                    print(f"retrying {failing} failing case(s) {args.retries} time(s)",
+                    print(f"retrying {counted(failing, 'failing case')} "
+                          f"{counted(args.retries, 'time')}",
                           file=sys.stderr)
 
+            loaded = time.perf_counter()
             session.run(Progress(len(todo), out, args.quiet), retrying)
     except KeyboardInterrupt as exc:
         what = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
@@ -184,17 +188,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     doc = session.document(shlex.join(["dmlconf", *getattr(args, "argv", sys.argv[1:])]))
     session.write(doc)
     _write_reports(doc, args)
-    _print_summary(doc, session.results, args.json, session.duration_s)
+    wall = time.perf_counter() - args.started
+    _print_summary(doc, session.results, args.json,
+                   f"{wall:.1f} s (loading {loaded - args.started:.1f} s, running "
+                   f"{session.duration_s:.1f} s)")
     return (results.exit_status(session.results, strict=args.strict)
             or int(bool(session.load_errors)))
 
 
-def _print_summary(doc: dict, found: list[Result], json_path: str, duration: float) -> None:
+def _print_summary(doc: dict, found: list[Result], json_path: str, took: str) -> None:
+    """took: how long, e.g. "38.2 s (loading 33.1 s, running 5.1 s)": the wall time from the
+    command's start, loading included."""
     from conformance import report
 
     s = doc["summary"]
-    print(f"{len(found)} cases in {duration:.1f} s: " + ", ".join(f"{k} {v}" for k, v in
-                                                                  s.items()))
+    print(f"{counted(len(found), 'case')} in {took}: " + ", ".join(f"{k} {v}" for k, v in
+                                                                 s.items()))
     if report.integrity_line(doc):
         print(f"  {report.integrity_line(doc)}")
     if any(doc["ambiguous"].values()):
@@ -212,7 +221,8 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, duration: flo
               f"NOT_SUPPORTED {v['NOT_SUPPORTED']}{xfail})")
     flaky = sum(map(is_flaky, found))
     if flaky:
-        print(f"  {flaky} failing case(s) are FLAKY: a retry ended otherwise (--retries)")
+        print(f"  {counted(flaky, 'failing case')} {'is' if flaky == 1 else 'are'} FLAKY: a "
+              "retry ended otherwise (--retries)")
     shown = [r for r in found if r.status in FAILING]
     for r in shown[:20]:
         print(f"  {r.status} {r.id}: {r.message.splitlines()[0][:200] if r.message else ''}")
@@ -243,7 +253,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
     doc, found = shards.merge(docs, command)
     results.write(doc, args.json)
     _write_reports(doc, args)
-    _print_summary(doc, found, args.json, float(doc["duration_s"]))
+    _print_summary(doc, found, args.json,
+                   f"{float(doc['duration_s']):.1f} s (the longest shard's run; merged in "
+                   f"{time.perf_counter() - args.started:.1f} s)")
     return results.exit_status(found) or int(not doc["complete"])
 
 
@@ -298,8 +310,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             print(f"{case.id}\t{','.join(case.operators)}\t{case.feature_level}\t{expect}")
         else:
             print(case.id)
-    print(f"{len(session.cases)} cases" + (f"; {len(problems)} case file problem(s)" if problems
-                                   else ""), file=sys.stderr)
+    print(counted(len(session.cases), "case") + (
+        f"; {counted(len(problems), 'case file problem')}" if problems else ""),
+        file=sys.stderr)
     return int(bool(problems))
 
 
@@ -344,7 +357,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 0
     t0 = time.perf_counter()
     count, changed = generate.write(args.out, args.counts, args.family or None)
-    print(f"{count} generated cases in {args.out} ({len(changed)} file(s) changed, "
+    print(f"{counted(count, 'generated case')} in {args.out} "
+          f"({counted(len(changed), 'file')} changed, "
           f"{time.perf_counter() - t0:.1f} s)")
     for path in changed:
         print(f"  wrote {path}")
@@ -514,11 +528,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    started = time.perf_counter()  # durations printed count from here: loading included
     given = list(sys.argv[1:] if argv is None else argv)
     if given[:1] == ["directml"]:  # its own parser takes every option (and --help)
         return cmd_directml(argparse.Namespace(rest=given[1:]))
     args = parser().parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the command as given
+    args.started = started
     try:
         return args.func(args)
     except BrokenPipeError:  # output piped into e.g. head

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,10 +14,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from conformance.casefile import load_cases
 from conformance.cli import main
-from tests.support import BROKEN, CASES, Dmlconf, statuses
+from tests.support import BROKEN, CASES, ROOT, Dmlconf, statuses
 
 D2S1_CRD = "documented/depth_to_space1/example-2-column-row-depth"
 ROW_MAJOR = "documented/strides/2d-row-major"
@@ -72,6 +74,35 @@ def test_run_on_the_committed_cases_exits_0_and_writes_the_json(
     assert f"{total} cases in " in out
     assert "feature level 2_1: conformant" in out
     assert f"results: {tmp_path / 'results.json'}" in out
+
+
+def test_the_summary_counts_from_the_command_s_start_in_words_of_its_number(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """"N cases in X s" is the wall time from the command's start, loading included (a backend
+    whose module takes 1 s to import: the 1 s is in X and in the loading), and 1 case is "1
+    case" (issue 15)."""
+    slow = tmp_path / "slow_backend.py"
+    slow.write_text(textwrap.dedent("""
+        import time
+
+        from backends.numpy_reference import NumpyReferenceBackend
+
+        time.sleep(1.0)  # a backend slow to load (a driver, a device)
+
+
+        class SlowToLoad(NumpyReferenceBackend):
+            name = "slow"
+    """), encoding="utf-8")
+    assert main(["run", "--backend", f"{slow}:SlowToLoad", "--cases", str(CASES / "documented"),
+                 "-k", ROW_MAJOR, "--json", str(tmp_path / "r.json")]) == 0
+    captured = capsys.readouterr()
+    assert ": 1 case, backend " in captured.err
+    line = captured.out.splitlines()[0]
+    found = re.fullmatch(r"1 case in (\d+\.\d) s \(loading (\d+\.\d) s, running "
+                         r"(\d+\.\d) s\): PASS 1, .*", line)
+    assert found, line
+    wall, loading, running = map(float, found.groups())
+    assert loading >= 1.0 and wall >= loading + running - 0.1 and running < 1.0
 
 
 def test_run_selects_with_k_substrings_and_globs(dmlconf: Dmlconf) -> None:
@@ -292,6 +323,27 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip().startswith("dmlconf ")
+
+
+def test_python_m_dmlconf_is_the_command(tmp_path: Path) -> None:
+    """`python -m dmlconf` runs conformance.cli.main, from any folder (issue 15), and the
+    package that makes it so is one the wheel ships."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dmlconf", "run", "-q", "--cases", str(CASES / "documented"),
+         "-k", ROW_MAJOR, "--json", "out/results.json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("1 case in ")
+    doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert statuses(doc) == {ROW_MAJOR: "PASS"}
+    proc = subprocess.run([sys.executable, "-m", "dmlconf", "run", "--level", "bogus"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert proc.returncode == 2 and proc.stderr.startswith("dmlconf: error: ")
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "dmlconf" in found["tool"]["setuptools"]["packages"]["find"]["include"]
 
 
 # -- the installed console script, with a backend from outside the repository -------------------

@@ -82,7 +82,7 @@ def test_a_run_killed_with_sigkill_releases_its_lock_and_resumes(
     resumed = subprocess.run([*args, "--resume"], cwd=ROOT, capture_output=True, text=True,
                              timeout=120)
     assert resumed.returncode == 0, resumed.stderr
-    assert f"{len(done)} case(s) done, {count - len(done)} to run" in resumed.stderr
+    assert f"{len(done)} cases done, {count - len(done)} to run" in resumed.stderr
     assert not lock.exists() and not journal.path_for(out).exists()
     code, whole = dmlconf("--cases", str(DOCUMENTED), "--backend", f"{HOSTILE}:SlowBackend",
                           name="whole.json")

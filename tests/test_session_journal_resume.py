@@ -50,7 +50,7 @@ def test_ctrl_c_keeps_the_journal_and_resume_finishes_the_run(
 
     assert main([*args, "--resume"]) == 0
     err = capsys.readouterr().err
-    assert f"5 case(s) done, {DOCUMENTED_COUNT - 5} to run" in err
+    assert f"5 cases done, {DOCUMENTED_COUNT - 5} to run" in err
     doc = json.loads(out.read_text())
     assert doc["execution"]["resumed_cases"] == 5
     assert not journal.path_for(out).exists()
@@ -71,7 +71,7 @@ def test_a_torn_last_line_is_run_again(tmp_path: Path, dmlconf: Dmlconf, uninter
     journal.path_for(out).write_text("\n".join(lines) + "\n" + json.dumps(first[2])[:40])
     code, doc = dmlconf("--cases", str(DOCUMENTED), "--resume", name=out.name)
     assert code == 0
-    assert f"2 case(s) done, {DOCUMENTED_COUNT - 2} to run" in capsys.readouterr().err
+    assert f"2 cases done, {DOCUMENTED_COUNT - 2} to run" in capsys.readouterr().err
     assert doc["started_at"] == "2026-01-01T00:00:00+00:00"  # the run began then
     assert comparable(doc) == comparable(uninterrupted)
 
@@ -141,7 +141,7 @@ def test_a_signal_to_an_isolated_parallel_run(tmp_path: Path, uninterrupted: dic
     resumed = subprocess.run([*args, "--resume"], cwd=ROOT, capture_output=True, text=True,
                              timeout=120)
     assert resumed.returncode == 0, resumed.stderr
-    assert f"{len(done)} case(s) done, {DOCUMENTED_COUNT - len(done)} to run" in resumed.stderr
+    assert f"{len(done)} cases done, {DOCUMENTED_COUNT - len(done)} to run" in resumed.stderr
     doc = json.loads(out.read_text())
     expected = comparable(uninterrupted)
     expected["backend"] = doc["backend"]

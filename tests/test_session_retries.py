@@ -44,7 +44,7 @@ def test_a_flaky_backend_is_told_flaky(dmlconf: Dmlconf,
     assert len(failing) == 3 and all(r["message"].startswith("FLAKY (FAIL, ") for r in failing)
     assert all(r["info"][-1].endswith("(flaky)") for r in failing)
     assert doc["execution"]["retries"] == 2
-    assert "3 failing case(s) are FLAKY" in capsys.readouterr().out
+    assert "3 failing cases are FLAKY" in capsys.readouterr().out
 
 
 def test_a_deterministic_failure_and_a_crash_are_the_same_every_time(dmlconf: Dmlconf) -> None:
