@@ -31,12 +31,13 @@ class FeatureLevel(IntEnum):
 
     @classmethod
     def parse(cls, text: str | int) -> FeatureLevel:
-        """Accept "2_1", "2.1", "DML_FEATURE_LEVEL_2_1", "0x2100" or the integer value."""
+        """Accept "2_1", "DML_FEATURE_LEVEL_2_1", "0x2100" or the integer value; nothing else
+        ("2.1" is refused: a level is not a DirectML version, whose 1.9 is level 5_1)."""
         if isinstance(text, int) and not isinstance(text, bool):
             return cls(text)
         if not isinstance(text, str):
             raise ValueError(f"a feature level is text like '2_1', not {text!r}")
-        t = text.strip().upper().removeprefix("DML_FEATURE_LEVEL_").replace(".", "_")
+        t = text.strip().upper().removeprefix("DML_FEATURE_LEVEL_")
         if t.startswith("0X"):
             try:
                 return cls(int(t, 16))
@@ -46,7 +47,8 @@ class FeatureLevel(IntEnum):
             return cls["FL_" + t]
         except KeyError:
             known = ", ".join(str(level) for level in cls)
-            raise ValueError(f"unknown feature level {text!r}; known: {known}") from None
+            raise ValueError(f"unknown feature level {text!r}: give it as 5_1, 0x5100 or "
+                             f"DML_FEATURE_LEVEL_5_1 (known: {known})") from None
 
 
 HIGHEST = max(FeatureLevel)

@@ -318,6 +318,17 @@ def test_show_of_a_case_limited_to_lower_levels_reproduces_below_them(
     assert doc["results"][0]["message"].startswith("rejected at create_operator: ")
 
 
+@pytest.mark.parametrize("command", [["run"], ["show", ROW_MAJOR], ["explore"]])
+def test_a_level_written_like_a_version_is_refused(
+        command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """--level 5.1 is refused, naming the accepted forms (issue 15): it is not taken silently."""
+    assert main([*command, "--level", "5.1", "--cases", str(CASES / "documented")]
+                if command[0] != "explore" else [*command, "--level", "5.1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dmlconf: error: unknown feature level '5.1': give it as 5_1, 0x5100 "
+                          "or DML_FEATURE_LEVEL_5_1")
+
+
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["--version"])

@@ -312,3 +312,7 @@ def test_execution_flags_in_the_reproduce_command_and_usage_errors(
     result = run(pytester, "--dml-backend", "numpy", "--dml-execution-flags", "BOGUS")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--dml-execution-flags: unknown execution flag 'BOGUS'*"])
+    result = run(pytester, "--dml-backend", "numpy", "--dml-level", "5.1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--dml-level: unknown feature level '5.1': give it as 5_1, "
+                                 "0x5100 or DML_FEATURE_LEVEL_5_1*"])
