@@ -179,7 +179,8 @@ def test_run_defaults_to_the_source_cases_and_reports_results_json(
      "dmlconf: error: conformance.levels:FeatureLevel is not a subclass of "
      "conformance.backend.Backend"),
     (["--backend", f"{BROKEN}:NoSuchClass"], "has no NoSuchClass"),
-    (["--level", "9_9"], "dmlconf: error: unknown feature level '9_9'; known: 1_0, 2_0"),
+    (["--level", "9_9"], "dmlconf: error: unknown feature level '9_9': give it as 5_1, 0x5100 or "
+         "DML_FEATURE_LEVEL_5_1 (known: 1_0, 2_0"),
     (["--level", "two"], "dmlconf: error: unknown feature level 'two'"),
     (["--cases", "/no/such/cases"], "dmlconf: error: /no/such/cases: no such file or folder"),
     (["-k", "no-case-has-this-id"], "no case selected by -k no-case-has-this-id"),
