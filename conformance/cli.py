@@ -333,17 +333,17 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from conformance import generate
 
     if args.check:
-        bad = generate.stale(args.out, args.counts)
+        bad = generate.stale(args.out, args.counts, args.mustpass)
         if bad:
             print("generated cases differ from a fresh generation (run `dmlconf generate`):",
                   file=sys.stderr)
             for path in bad:
                 print(f"  {path}", file=sys.stderr)
             return 1
-        print(f"{args.out} and {args.counts} are up to date")
+        print(f"{args.out}, {args.counts} and {args.mustpass} are up to date")
         return 0
     t0 = time.perf_counter()
-    count, changed = generate.write(args.out, args.counts, args.family or None)
+    count, changed = generate.write(args.out, args.counts, args.family or None, args.mustpass)
     print(f"{count} generated cases in {args.out} ({len(changed)} file(s) changed, "
           f"{time.perf_counter() - t0:.1f} s)")
     for path in changed:
@@ -480,6 +480,9 @@ def parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", default="cases/generated", help="folder (default: cases/generated)")
     gen.add_argument("--counts", default="docs/case-counts.md",
                      help="the counts page (default: docs/case-counts.md)")
+    gen.add_argument("--mustpass", default="mustpass",
+                     help="the mustpass lists' folder, written from every case of the folder "
+                          "holding --out (default: mustpass; docs/mustpass.md)")
     gen.add_argument("--family", action="append", metavar="NAME",
                      help="only this family (repeatable)")
     gen.add_argument("--check", action="store_true",
