@@ -201,15 +201,7 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, duration: flo
         amb = ", ".join(f"{k} {v}" for k, v in doc["ambiguous"].items() if v)
         print(f"  of which in ambiguous regions of the spec (never decide a verdict): {amb}")
     for level, v in doc["verdict"].items():
-        if v["conformant"] is None:
-            print(f"  feature level {level}: no mandatory case selected (no verdict)")
-            continue
-        word = "conformant" if v["conformant"] else "NOT conformant"
-        xfail = f", XFAIL {v['XFAIL']}" if v.get("XFAIL") else ""
-        xfail = (f", TIMEOUT {v['TIMEOUT']}" if v.get("TIMEOUT") else "") + xfail
-        print(f"  feature level {level}: {word} ({v['PASS'] + v.get('XPASS', 0)}/"
-              f"{v['mandatory']} mandatory cases pass; FAIL {v['FAIL']}, ERROR {v['ERROR']}, "
-              f"NOT_SUPPORTED {v['NOT_SUPPORTED']}{xfail})")
+        print(f"  feature level {level}: {report.verdict_line(v)}")
     flaky = sum(map(is_flaky, found))
     if flaky:
         print(f"  {flaky} failing case(s) are FLAKY: a retry ended otherwise (--retries)")
