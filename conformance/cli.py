@@ -210,15 +210,7 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, took: str) ->
         amb = ", ".join(f"{k} {v}" for k, v in doc["ambiguous"].items() if v)
         print(f"  of which in ambiguous regions of the spec (never decide a verdict): {amb}")
     for level, v in doc["verdict"].items():
-        if v["conformant"] is None:
-            print(f"  feature level {level}: no mandatory case selected (no verdict)")
-            continue
-        word = "conformant" if v["conformant"] else "NOT conformant"
-        xfail = f", XFAIL {v['XFAIL']}" if v.get("XFAIL") else ""
-        xfail = (f", TIMEOUT {v['TIMEOUT']}" if v.get("TIMEOUT") else "") + xfail
-        print(f"  feature level {level}: {word} ({v['PASS'] + v.get('XPASS', 0)}/"
-              f"{v['mandatory']} mandatory cases pass; FAIL {v['FAIL']}, ERROR {v['ERROR']}, "
-              f"NOT_SUPPORTED {v['NOT_SUPPORTED']}{xfail})")
+        print(f"  feature level {level}: {report.verdict_line(v)}")
     flaky = sum(map(is_flaky, found))
     if flaky:
         print(f"  {counted(flaky, 'failing case')} {'is' if flaky == 1 else 'are'} FLAKY: a "
@@ -346,17 +338,17 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from conformance import generate
 
     if args.check:
-        bad = generate.stale(args.out, args.counts)
+        bad = generate.stale(args.out, args.counts, args.mustpass)
         if bad:
             print("generated cases differ from a fresh generation (run `dmlconf generate`):",
                   file=sys.stderr)
             for path in bad:
                 print(f"  {path}", file=sys.stderr)
             return 1
-        print(f"{args.out} and {args.counts} are up to date")
+        print(f"{args.out}, {args.counts} and {args.mustpass} are up to date")
         return 0
     t0 = time.perf_counter()
-    count, changed = generate.write(args.out, args.counts, args.family or None)
+    count, changed = generate.write(args.out, args.counts, args.family or None, args.mustpass)
     print(f"{counted(count, 'generated case')} in {args.out} "
           f"({counted(len(changed), 'file')} changed, "
           f"{time.perf_counter() - t0:.1f} s)")
@@ -494,6 +486,9 @@ def parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", default="cases/generated", help="folder (default: cases/generated)")
     gen.add_argument("--counts", default="docs/case-counts.md",
                      help="the counts page (default: docs/case-counts.md)")
+    gen.add_argument("--mustpass", default="mustpass",
+                     help="the mustpass lists' folder, written from every case of the folder "
+                          "holding --out (default: mustpass; docs/mustpass.md)")
     gen.add_argument("--family", action="append", metavar="NAME",
                      help="only this family (repeatable)")
     gen.add_argument("--check", action="store_true",

@@ -18,6 +18,8 @@ import tomllib
 
 from conformance.casefile import load_cases
 from conformance.cli import main
+from conformance.levels import FeatureLevel
+from conformance.results import mustpass
 from tests.support import BROKEN, CASES, ROOT, Dmlconf, statuses
 
 D2S1_CRD = "documented/depth_to_space1/example-2-column-row-depth"
@@ -70,6 +72,11 @@ def test_run_on_the_committed_cases_exits_0_and_writes_the_json(
     assert len(doc["case_set_sha256"]) == 64
     assert doc["started_at"] <= doc["finished_at"]
     assert doc["verdict"]["2_1"]["conformant"] is True
+    # The whole suite covers every level's mustpass list (docs/mustpass.md).
+    assert doc["mustpass"] == {"suite_version": doc["suite_version"],
+                               "case_set_sha256": doc["case_set_sha256"]}
+    for level, v in doc["verdict"].items():
+        assert v["conformant"] is True and v["mustpass_run"] == v["mustpass"] > 0, level
     out = capsys.readouterr().out
     assert f"{total} cases in " in out
     assert "feature level 2_1: conformant" in out
@@ -134,8 +141,16 @@ def test_run_at_level_2_0_makes_2_1_cases_not_supported(
     assert {r["feature_level"] for r in by_id.values()} >= {"2_0", "2_1", "6_4"}
     assert doc["summary"]["PASS"] == 2
     assert list(doc["verdict"]) == ["1_0", "2_0"]
-    assert doc["verdict"]["2_0"]["conformant"] is True
-    assert "feature level 2_0: conformant (2/2 mandatory" in capsys.readouterr().out
+    # The documented cases are a part of the 2_0 mustpass list: the 2 mandatory ones pass,
+    # and the level has no verdict (docs/mustpass.md).
+    required = mustpass.committed().required(FeatureLevel.FL_2_0, FeatureLevel.FL_2_0)
+    assert required is not None and len(required) > 2
+    assert doc["verdict"]["2_0"]["conformant"] is None
+    assert doc["verdict"]["2_0"]["mandatory"] == doc["verdict"]["2_0"]["PASS"] == 2
+    assert doc["verdict"]["2_0"]["mustpass"] == len(required)
+    assert doc["verdict"]["2_0"]["mustpass_run"] == 2
+    assert (f"feature level 2_0: 2 of {len(required)} mustpass cases run: no verdict (2/2 "
+            "mandatory cases run pass" in capsys.readouterr().out)
 
 
 def test_broken_backend_makes_run_exit_1_and_names_the_failure(
@@ -401,3 +416,20 @@ def test_installed_command_usage_error_has_no_traceback(tmp_path: Path) -> None:
         "dmlconf: error: importing vendor_backend failed: "
         "ModuleNotFoundError(\"No module named 'vendor_backend'\")"]
     assert not (tmp_path / "r.json").exists()
+
+
+def test_a_partial_run_has_no_verdict_and_says_how_much_of_the_mustpass_list_it_ran(
+        dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 15: `-k documented` once printed "feature level 6_2: conformant".
+    code, doc = dmlconf("-k", "documented")
+    assert code == 0 and doc["summary"]["FAIL"] == 0
+    ran = {r["id"] for r in doc["results"]}
+    out = capsys.readouterr().out
+    for level, v in doc["verdict"].items():
+        required = mustpass.committed().required(FeatureLevel.parse(level), FeatureLevel.FL_6_4)
+        assert required is not None and v["mustpass"] == len(required), level
+        assert v["mustpass_run"] == len(required & ran) < len(required), level
+        assert v["conformant"] is None, level
+        assert (f"feature level {level}: {v['mustpass_run']} of {v['mustpass']} mustpass "
+                "cases run: no verdict") in out
+    assert ": conformant" not in out

@@ -4,19 +4,24 @@ generation is deterministic, and the families hold what they claim."""
 from __future__ import annotations
 
 import functools
+import shutil
 from pathlib import Path
 
 import numpy as np
 import yaml
 
-from conformance import generate, ops
+from conformance import __version__, generate, ops
+from conformance.casefile import Case, case_set_hash, load_cases
+from conformance.cli import main
 from conformance.generate import invalid
 from conformance.levels import HIGHEST
 from conformance.ops.resample.cases import offsets
+from conformance.results import VERDICT_LEVELS, mustpass
 from conformance.tensors import TensorDesc
-from tests.support import GENERATED, ROOT
+from tests.support import CASES, GENERATED, ROOT
 
 COUNTS = ROOT / "docs" / "case-counts.md"
+MUSTPASS = ROOT / "mustpass"
 
 
 @functools.cache
@@ -31,7 +36,49 @@ def collected() -> dict[str, list[dict]]:
 
 def test_committed_generated_cases_equal_a_fresh_generation() -> None:
     # The CI check: `dmlconf generate` must have been run and its output committed.
-    assert generate.stale(GENERATED, COUNTS) == []
+    assert generate.stale(GENERATED, COUNTS, MUSTPASS) == []
+
+
+@functools.cache
+def committed_cases() -> list[Case]:
+    return load_cases([CASES])
+
+
+def test_mustpass_lists_equal_the_mandatory_cases_recomputed_from_the_committed_cases() -> None:
+    # The verdict's rule, written out: not ambiguous, needing the level or less, not limited
+    # to levels below it (docs/results-format.md, "The verdict").
+    cases = committed_cases()
+    folder = MUSTPASS / __version__
+    assert sorted(p.stem for p in folder.glob("*.txt")) == [str(lv) for lv in VERDICT_LEVELS]
+    for level in VERDICT_LEVELS:
+        want = {c.id for c in cases if c.ambiguous is None and c.feature_level <= level
+                and (c.feature_level_below is None or c.feature_level_below > level)}
+        path = folder / f"{level}.txt"
+        version, named, digest, ids = mustpass.parse(path.read_text(encoding="utf-8"), path)
+        assert (version, named, digest) == (__version__, str(level), case_set_hash(cases))
+        assert ids == want, level
+    # The rule leaves the ambiguous cases out, and lower levels hold fewer: a check that
+    # could not fail would not show these. (No committed case has feature_level_below yet;
+    # tests/test_session_runner.py holds the verdict's rule for one.)
+    lists = mustpass.committed().lists
+    ambiguous = [c for c in cases if c.ambiguous is not None]
+    assert ambiguous and len(lists["6_4"]) == len(cases) - len(ambiguous)
+    assert 0 < len(lists["1_0"]) < len(lists["2_1"]) < len(lists["6_4"])
+
+
+def test_a_stale_mustpass_list_is_caught(tmp_path: Path) -> None:
+    folder = tmp_path / __version__
+    shutil.copytree(MUSTPASS / __version__, folder)
+    edited = folder / "2_1.txt"
+    lines = edited.read_text(encoding="utf-8").splitlines(keepends=True)
+    edited.write_text("".join(lines[:-1]), encoding="utf-8")  # one id left out
+    (folder / "9_9.txt").write_text("", encoding="utf-8")  # a level that does not exist
+    assert generate.stale(GENERATED, None, tmp_path) == sorted([str(edited),
+                                                                 str(folder / "9_9.txt")])
+    # `dmlconf generate --check` reports it and exits 1.
+    code = main(["generate", "--check", "--out", str(GENERATED), "--counts", str(COUNTS),
+                 "--mustpass", str(tmp_path)])
+    assert code == 1
 
 
 def test_generation_is_deterministic() -> None:

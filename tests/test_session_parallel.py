@@ -131,3 +131,22 @@ def test_a_shard_of_an_empty_share_is_an_empty_document(tmp_path: Path) -> None:
     cases = load_cases([DOCUMENTED])
     assert doc["shard"]["full_case_set_sha256"] == case_set_hash(
         [c for c in cases if c.id == "documented/depth_to_space/example"])
+
+
+def test_two_shards_of_the_suite_have_no_verdict_and_merge_into_a_conformant_run(
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
+    # Each shard covers a part of every mustpass list (docs/mustpass.md); merged, all of it.
+    paths = []
+    for k in (1, 2):
+        code, doc = dmlconf("--shard", f"{k}/2", name=f"half{k}.json")
+        assert code == 0
+        for level, v in doc["verdict"].items():
+            assert v["conformant"] is None and 0 < v["mustpass_run"] < v["mustpass"], level
+        paths.append(str(tmp_path / f"half{k}.json"))
+    assert "mustpass cases run: no verdict" in capsys.readouterr().out
+    merged_path = tmp_path / "merged.json"
+    assert main(["merge", *paths, "--json", str(merged_path)]) == 0
+    merged = json.loads(merged_path.read_text())
+    for level, v in merged["verdict"].items():
+        assert v["conformant"] is True and v["mustpass_run"] == v["mustpass"] > 0, level
+    assert "feature level 6_4: conformant" in capsys.readouterr().out

@@ -5,7 +5,7 @@ and the results document (conformance.results) written from them."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from conformance.backend import Capabilities
 from conformance.casefile import Case, load_cases, load_text
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
+from conformance.results import mustpass
 from conformance.session import runner
 from conformance.tensors import DataType
 from tests.support import DOCUMENTED
@@ -35,6 +36,11 @@ NEAREST_RESAMPLE1 = "documented/resample1/remark-nearest-resample1"  # offsets 0
 EQUIVALENCE = "documented/resample1/remark-equivalence-nearest"  # two calls and a relation
 
 SPEC = "spec: {page: NOTES, section: '2'}"
+
+
+def lists(cases: Iterable[Case]) -> mustpass.Mustpass:
+    """The mustpass lists of these cases alone: what a run of exactly them must cover."""
+    return mustpass.from_cases(cases, results.VERDICT_LEVELS)
 
 
 @pytest.fixture(scope="module")
@@ -716,10 +722,14 @@ def test_results_document_has_the_documented_fields(
 
     assert list(back["verdict"]) == ["1_0", "2_0", "2_1", "5_0", "5_1", "6_2", "6_4"]
     assert back["verdict"]["1_0"] == {"conformant": None, "mandatory": 0, "PASS": 0, "FAIL": 0,
+                                      "mustpass": len(mustpass.committed().lists["1_0"]),
+                                      "mustpass_run": 0,
                                       "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 0, "XFAIL": 0,
                                       "XPASS": 0, "QUALITY_WARNING": 0}
-    assert back["verdict"]["2_0"]["conformant"] is True
-    assert back["verdict"]["2_0"]["mandatory"] == 2
+    # 2_0's 2 mandatory documented cases pass, a part of its mustpass list: no verdict
+    assert back["verdict"]["2_0"]["conformant"] is None
+    assert back["verdict"]["2_0"]["mandatory"] == back["verdict"]["2_0"]["PASS"] == 2
+    assert back["verdict"]["2_0"]["mustpass_run"] == 2 < back["verdict"]["2_0"]["mustpass"]
     assert back["verdict"]["2_1"]["conformant"] is False
     assert back["verdict"]["2_1"]["FAIL"] == 4
     assert results.exit_status(found) == 1
@@ -728,14 +738,16 @@ def test_results_document_has_the_documented_fields(
 def test_verdicts_stop_at_the_claimed_level_and_count_not_supported(
         documented: dict[str, Case]) -> None:
     found = runner.run_cases(documented.values(), NumpyReferenceBackend(FeatureLevel.FL_2_0))
-    verdict = results.verdicts(found, FeatureLevel.FL_2_0)
+    # The mustpass list of these cases: the run covers it (docs/mustpass.md).
+    verdict = results.verdicts(found, FeatureLevel.FL_2_0, lists(documented.values()))
     assert list(verdict) == ["1_0", "2_0"]
     assert verdict["2_0"]["conformant"] is True and verdict["2_0"]["mandatory"] == 2
     assert results.summary(found)["NOT_SUPPORTED"] == len(found) - 2
     assert results.exit_status(found) == 0
     # A mandatory case that is NOT_SUPPORTED denies conformance at its level.
     strided_off = runner.run_cases(documented.values(), limited(strided=False))
-    assert results.verdicts(strided_off, FeatureLevel.FL_2_1)["2_1"]["conformant"] is False
+    assert results.verdicts(strided_off, FeatureLevel.FL_2_1,
+                            lists(documented.values()))["2_1"]["conformant"] is False
     assert results.exit_status(strided_off) == 0
 
 
@@ -747,14 +759,17 @@ def test_ambiguous_cases_decide_neither_verdict_nor_exit_status() -> None:
     found = runner.run_cases([ambiguous, rejected_case()], backend)
     assert [r.status for r in found] == ["FAIL", "PASS"]
     assert results.exit_status(found) == 0  # the only FAIL is ambiguous
-    verdict = results.verdicts(found, backend.claimed_level)
-    assert verdict["2_1"] == {"conformant": True, "mandatory": 1, "PASS": 1, "FAIL": 0,
+    verdict = results.verdicts(found, backend.claimed_level,
+                               lists([ambiguous, rejected_case()]))
+    assert verdict["2_1"] == {"conformant": True, "mandatory": 1, "mustpass": 1,
+                              "mustpass_run": 1, "PASS": 1, "FAIL": 0,
                               "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 0, "XFAIL": 0,
                               "XPASS": 0, "QUALITY_WARNING": 0}
     assert results.summary([r for r in found if r.ambiguous])["FAIL"] == 1
     found = runner.run_cases([clear], backend)
     assert results.exit_status(found) == 1
-    assert results.verdicts(found, backend.claimed_level)["2_1"]["conformant"] is False
+    assert results.verdicts(found, backend.claimed_level,
+                            lists([clear]))["2_1"]["conformant"] is False
 
 
 def test_case_limited_to_lower_levels_decides_only_runs_claiming_them(

@@ -16,10 +16,11 @@ from pathlib import Path
 from types import ModuleType
 
 from conformance import ops
+from conformance.casefile import load_cases
 from conformance.generate import bitlevel, invalid, large, layouts, tables
 from conformance.generate.emit import dump
 from conformance.levels import FeatureLevel
-from conformance.results import VERDICT_LEVELS
+from conformance.results import VERDICT_LEVELS, mustpass
 from conformance.tensors import DataType
 
 HEADER = """\
@@ -189,10 +190,22 @@ def _slices_markdown(collected: dict[str, tuple[ModuleType, list[dict]]]) -> str
     return "\n".join(lines) + "\n"
 
 
+def mustpass_files(cases: str | Path, folder: str | Path) -> dict[Path, str]:
+    """The mustpass lists of the committed cases under `cases` (docs/mustpass.md): path under
+    folder (<suite version>/<level>.txt, one per verdict level) -> text."""
+    committed = load_cases([cases])
+    lists = mustpass.from_cases(committed, VERDICT_LEVELS)
+    return {Path(folder) / lists.suite_version / name: text
+            for name, text in mustpass.render(lists, len(committed)).items()}
+
+
 def write(root: str | Path, counts: str | Path | None = None,
-          selected: Iterable[str] | None = None) -> tuple[int, list[str]]:
+          selected: Iterable[str] | None = None,
+          mustpass_folder: str | Path | None = None) -> tuple[int, list[str]]:
     """Write the generated files under root (and the counts page); remove stale files of the
-    written families. Returns (number of cases, paths changed)."""
+    written families. Then, for a whole generation, the mustpass lists under mustpass_folder,
+    from every committed case of the folder holding root (cases/ of cases/generated), the
+    files just written included. Returns (number of cases, paths changed)."""
     root = Path(root)
     files = render(selected)
     changed = []
@@ -212,17 +225,36 @@ def write(root: str | Path, counts: str | Path | None = None,
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
             changed.append(str(path))
+    if mustpass_folder is not None and not selected:
+        lists = mustpass_files(root.parent, mustpass_folder)
+        for old in sorted({p.parent for p in lists}.pop().glob("*.txt")):
+            if old not in lists:
+                old.unlink()
+                changed.append(str(old))
+        for path, text in sorted(lists.items()):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+                changed.append(str(path))
     count = sum(len(cases) for _, cases in collect(selected).values())
     return count, changed
 
 
-def stale(root: str | Path, counts: str | Path | None = None) -> list[str]:
-    """Paths that differ from a fresh generation (missing, changed or extra)."""
+def stale(root: str | Path, counts: str | Path | None = None,
+          mustpass_folder: str | Path | None = None) -> list[str]:
+    """Paths that differ from a fresh generation (missing, changed or extra); with
+    mustpass_folder, also this suite version's mustpass lists against the committed cases."""
     root = Path(root)
     files = {root / rel: text for rel, text in render().items()}
     if counts is not None:
         files[Path(counts)] = counts_markdown()
-    bad = [str(p) for p, text in files.items()
-           if not p.exists() or p.read_text(encoding="utf-8") != text]
+    bad = []
+    if mustpass_folder is not None:
+        lists = mustpass_files(root.parent, mustpass_folder)
+        files.update(lists)
+        bad += [str(p) for p in sorted({p.parent for p in lists}.pop().glob("*.txt"))
+                if p not in lists]
+    bad += [str(p) for p, text in files.items()
+            if not p.exists() or p.read_text(encoding="utf-8") != text]
     bad += [str(p) for p in sorted(root.rglob("*.yaml")) if p not in files]
     return sorted(bad)

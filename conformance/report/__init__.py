@@ -427,10 +427,40 @@ def warnings_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in doc["results"] if r["status"] == WARNING]
 
 
+def coverage(v: dict[str, Any]) -> str | None:
+    """"N of M mustpass cases run" for a level whose run did not cover its mustpass list
+    (docs/mustpass.md), "no mustpass list" where the document's suite version has none, None
+    when covered (or for a document from before mustpass lists)."""
+    if "mustpass" not in v:
+        return None
+    if v["mustpass"] is None:
+        return "no mustpass list for this suite version"
+    if v["mustpass_run"] < v["mustpass"]:
+        return f"{v['mustpass_run']} of {v['mustpass']} mustpass cases run"
+    return None
+
+
 def _verdict_word(v: dict[str, Any]) -> str:
+    partial = coverage(v)
     if v.get("conformant") is None:
-        return "no verdict (no mandatory case selected)"
+        return f"{partial}: no verdict" if partial else "no verdict (no mandatory case selected)"
     return "conformant" if v["conformant"] else "NOT conformant"
+
+
+def verdict_line(v: dict[str, Any]) -> str:
+    """One level's verdict with its counts, as `dmlconf run` prints it: "conformant (...)"
+    only for a run that covered the level's mustpass list; "N of M mustpass cases run: no
+    verdict (...)" for a partial one; a NOT conformant partial run says what it covered."""
+    word = _verdict_word(v)
+    if not v.get("mandatory"):
+        return word
+    xfail = f", XFAIL {v['XFAIL']}" if v.get("XFAIL") else ""
+    xfail = (f", TIMEOUT {v['TIMEOUT']}" if v.get("TIMEOUT") else "") + xfail
+    partial = coverage(v) if v.get("conformant") is False else None
+    return (f"{word} ({v['PASS'] + v.get('XPASS', 0)}/{v['mandatory']} mandatory cases "
+            f"{'run ' if v.get('conformant') is None else ''}pass; FAIL {v['FAIL']}, "
+            f"ERROR {v['ERROR']}, NOT_SUPPORTED {v['NOT_SUPPORTED']}{xfail}"
+            f"{'; ' + partial if partial else ''})")
 
 
 def _diagnosis_line(r: dict[str, Any]) -> str:

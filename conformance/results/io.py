@@ -29,6 +29,7 @@ import numpy as np
 
 from conformance import __version__
 from conformance.levels import FeatureLevel
+from conformance.results import mustpass
 from conformance.results.model import STATUSES, Result, sanitise, summary
 from conformance.results.verdicts import diagnoses, verdicts
 
@@ -84,6 +85,8 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
         "summary": summary(results),
         "ambiguous": summary([r for r in results if r.ambiguous]),
         "verdict": verdicts(results, claimed),
+        "mustpass": {"suite_version": mustpass.committed().suite_version,
+                     "case_set_sha256": mustpass.committed().case_set_sha256},
         "diagnoses": diagnoses(results),
         "baseline": baseline,
         "complete": not load_errors,
@@ -152,7 +155,7 @@ REQUIRED = {"suite_version": TEXT, "case_set_sha256": TEXT, "case_paths": TEXTS,
 #: The top-level fields added since, which older documents lack, with their types.
 OPTIONAL = {"execution_flags": TEXTS, "diagnoses": OBJECT, "baseline": OBJECT.or_null(),
             "complete": BOOLEAN, "load_errors": OBJECTS, "execution": OBJECT.or_null(),
-            "shard": OBJECT.or_null()}
+            "shard": OBJECT.or_null(), "mustpass": OBJECT.or_null()}
 #: The fields of one result (Result.to_json()) and their types: `id` and `status` (one of
 #: STATUSES) are required, the others are checked where present (older documents lack the
 #: newer ones).

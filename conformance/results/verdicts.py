@@ -8,7 +8,9 @@ from typing import Any
 
 from conformance import ops
 from conformance.levels import FeatureLevel
+from conformance.results import mustpass as mustpass_lists
 from conformance.results.model import FAILING, PASSING, Result, decisive, summary
+from conformance.results.mustpass import Mustpass
 
 #: The levels at which an operator appears or its tables change: the levels a verdict is given
 #: for. Derived from the operator specs, so that an operator package brings its own levels.
@@ -17,25 +19,38 @@ VERDICT_LEVELS: tuple[FeatureLevel, ...] = tuple(sorted(
     | {t.level for spec in ops.OPERATORS.values() for t in spec.support}))
 
 
-def verdicts(results: list[Result], claimed: FeatureLevel) -> dict[str, dict[str, Any]]:
-    """Per distinguished feature level up to the claimed one: conformant (True) when every
-    mandatory case at that level (needing it or less, not ambiguous, not limited to levels
-    below the claimed one) passed; None when no case is mandatory there (untested, no verdict).
-    A case limited to levels below the claimed one is not run (NOT_SUPPORTED), so it decides
-    no level of this run: a run claiming a lower level judges it."""
+def verdicts(results: list[Result], claimed: FeatureLevel,
+             mustpass: Mustpass | None = None) -> dict[str, dict[str, Any]]:
+    """Per distinguished feature level up to the claimed one. Mandatory at a level: the cases
+    needing it or less, not ambiguous, not limited to levels below the claimed one
+    (mustpass.mandatory: such a case is not run, NOT_SUPPORTED; a run claiming a lower level
+    judges it). conformant: False when a mandatory case run did not pass (NOT_SUPPORTED does
+    not); True only when every mandatory case passed AND the run covered every id of the
+    level's mustpass list (docs/mustpass.md; `mustpass` None: this suite version's committed
+    lists), whatever each one's status; None otherwise (a partial run, a shard, no mandatory
+    case: no verdict). "mustpass" / "mustpass_run": the list's size and how many of its ids
+    were run (null where this suite version has no list)."""
+    mp = mustpass_lists.committed() if mustpass is None else mustpass
+    ran = {r.id for r in results}
     out: dict[str, dict[str, Any]] = {}
     for level in VERDICT_LEVELS:
         if level > claimed:
             break
-        mandatory = [r for r in decisive(results)
-                     if FeatureLevel.parse(r.feature_level) <= level
-                     and not (r.feature_level_below
-                              and claimed >= FeatureLevel.parse(r.feature_level_below))]
+        mandatory = [r for r in results
+                     if mustpass_lists.mandatory(
+                         FeatureLevel.parse(r.feature_level),
+                         FeatureLevel.parse(r.feature_level_below)
+                         if r.feature_level_below else None,
+                         bool(r.ambiguous), level, claimed)]
         counts = summary(mandatory)
+        required = mp.required(level, claimed)
+        covered = required is not None and required <= ran
+        passed = sum(counts[s] for s in PASSING) == len(mandatory)
         out[str(level)] = {
-            "conformant": (sum(counts[s] for s in PASSING) == len(mandatory)
-                           if mandatory else None),
+            "conformant": (False if not passed else True if covered and mandatory else None),
             "mandatory": len(mandatory),
+            "mustpass": None if required is None else len(required),
+            "mustpass_run": None if required is None else len(required & ran),
             **counts,
         }
     return out
