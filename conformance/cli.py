@@ -227,8 +227,8 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, took: str) ->
         for e in known["stale"]:
             print(f"  stale baseline entry {e['cases']!r} ({e['status']}): {e['why']}")
     if doc["load_errors"]:
-        print(f"  INCOMPLETE: {len(doc['load_errors'])} case file problem(s); their cases were "
-              "not run, so no verdict stands:")
+        problems = counted(len(doc["load_errors"]), "case file problem")
+        print(f"  INCOMPLETE: {problems}; their cases were not run, so no verdict stands:")
         for e in doc["load_errors"][:20]:
             where = f"{e['file']}:{e['line']}" if e["line"] else e["file"]
             print(f"    {where}: {e['message'].splitlines()[0][:300]}")

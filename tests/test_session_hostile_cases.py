@@ -77,7 +77,7 @@ def test_bad_files_are_listed_and_the_rest_runs(folder: Path, tmp_path: Path, dm
     assert [(r["id"], r["status"]) for r in copies] == [
         ("copy/space_to_depth1/example-2-column-row-depth", "PASS")]
     captured = capsys.readouterr()
-    assert "INCOMPLETE: 4 case file problem(s)" in captured.out
+    assert "INCOMPLETE: 4 case file problems" in captured.out
     assert captured.err.count("case file problem (its cases are not run)") == 4
     page = html.read_text()
     assert "INCOMPLETE" in page and "bomb.yaml" in page
@@ -90,7 +90,7 @@ def test_list_names_the_problems_and_lists_the_rest(folder: Path,
     assert main(["list", "--cases", str(folder)]) == 1
     captured = capsys.readouterr()
     assert "documented/depth_to_space/example" in captured.out
-    assert "4 case file problem(s)" in captured.err
+    assert "4 case file problems" in captured.err
 
 
 def test_a_huge_case_is_refused_before_any_allocation(tmp_path: Path) -> None:
