@@ -20,7 +20,7 @@ from conformance.casefile import load_cases
 from conformance.cli import main
 from conformance.levels import FeatureLevel
 from conformance.results import mustpass
-from tests.support import BROKEN, CASES, ROOT, Dmlconf, statuses
+from tests.support import BELOW_5_1_CASE, BROKEN, CASES, ROOT, Dmlconf, statuses
 
 D2S1_CRD = "documented/depth_to_space1/example-2-column-row-depth"
 ROW_MAJOR = "documented/strides/2d-row-major"
@@ -309,19 +309,7 @@ def test_show_of_a_rejected_case_names_the_broken_rules(
 
 def test_show_of_a_case_limited_to_lower_levels_reproduces_below_them(
         tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "below.yaml").write_text(textwrap.dedent("""
-        cases:
-          - id: t/resample-3d
-            operator: RESAMPLE
-            feature_level: "2_0"
-            feature_level_below: "5_1"
-            spec: {page: DML_RESAMPLE_OPERATOR_DESC, section: Availability}
-            attributes: {InterpolationMode: NEAREST_NEIGHBOR, Scales: [1, 2, 2]}
-            tensors:
-              InputTensor: {DataType: FLOAT32, Sizes: [1, 2, 2]}
-              OutputTensor: {DataType: FLOAT32, Sizes: [1, 4, 4]}
-            expected: rejected
-    """), encoding="utf-8")
+    (tmp_path / "below.yaml").write_text("cases:\n" + BELOW_5_1_CASE, encoding="utf-8")
     assert main(["show", "t/resample-3d", "--cases", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert ("# must be rejected: InputTensor has 3 dimensions; the operator takes 4 here "

@@ -16,7 +16,7 @@ from conformance import ops
 from conformance.judge.compare import mismatches
 from conformance.levels import FeatureLevel
 from conformance.tensors import DataType, TensorDesc
-from tests.support import DOCUMENTED
+from tests.support import DOCUMENTED, run_misreading
 
 R2 = ops.get("RESAMPLE2")
 R1 = ops.get("RESAMPLE1")
@@ -358,17 +358,6 @@ def test_documented_cases_pass_on_the_reference():
 
 # -- the misreadings of RoundingDirection (conformance/ops/resample2/misreadings.py) ------------
 
-def run_entry(entry, call, x):
-    """Run a misreading like a backend: buffers in, buffers out, through the descs."""
-    from conformance.tensors import read_tensor, write_tensor
-
-    bindings = {n: np.full(call.tensors[n].total_size, 0xCD, dtype=np.uint8)
-                for n in ("InputTensor", "OutputTensor")}
-    write_tensor(call.tensors["InputTensor"], bindings["InputTensor"], x)
-    entry.run(call, bindings)
-    return read_tensor(call.tensors["OutputTensor"], bindings["OutputTensor"])
-
-
 FLOOR_VALUES = [10, 10, 10, 20, 20, 30, 30, 40]  # worked above (Scale 2, InputPixelOffset 0.25)
 CEIL_VALUES = [10, 20, 20, 30, 30, 40, 40, 40]
 NEAREST_VALUES = [10, 10, 20, 20, 30, 30, 40, 40]
@@ -388,7 +377,7 @@ def test_each_misreading_fails_the_hand_example(key, direction, want):
     entry = {m.key: m for m in MISREADINGS}[key]
     call = make(R2, [4], [8], direction=direction, scales=[2], in_off=[0.25], out_off=[0])
     assert entry.mandatory and entry.covers(call)
-    got = run_entry(entry, call, X4)
+    got = run_misreading(entry, call, X4)
     np.testing.assert_array_equal(got, np.float32(want))
     assert mismatches(got, expect(R2, call, X4).envelope).any()
 

@@ -18,7 +18,7 @@ from conformance.judge.compare import margin, mismatches
 from conformance.levels import FeatureLevel
 from conformance.ops.resample3.antialias import stretch
 from conformance.tensors import DataType, TensorDesc
-from tests.support import DOCUMENTED
+from tests.support import DOCUMENTED, run_misreading
 
 R3 = ops.get("RESAMPLE3")
 R2 = ops.get("RESAMPLE2")
@@ -372,17 +372,6 @@ def test_documented_cases_pass_on_the_reference():
 
 # -- the misreadings of Antialiased (conformance/ops/resample3/misreadings.py) ------------------
 
-def run_entry(entry, call, x):
-    """Run a misreading like a backend: buffers in, buffers out, through the descs."""
-    from conformance.tensors import read_tensor, write_tensor
-
-    bindings = {n: np.full(call.tensors[n].total_size, 0xCD, dtype=np.uint8)
-                for n in ("InputTensor", "OutputTensor")}
-    write_tensor(call.tensors["InputTensor"], bindings["InputTensor"], x)
-    entry.run(call, bindings)
-    return read_tensor(call.tensors["OutputTensor"], bindings["OutputTensor"])
-
-
 def entries():
     from conformance.ops.resample3.misreadings import MISREADINGS
 
@@ -403,7 +392,7 @@ def test_mandatory_misreadings_fail_the_symmetric_example(key, want):
     entry = entries()[key]
     call = make(R3, **SYMMETRIC)
     assert entry.mandatory and entry.covers(call)
-    got = run_entry(entry, call, POWERS)
+    got = run_misreading(entry, call, POWERS)
     np.testing.assert_array_equal(got, np.float32(want))
     assert mismatches(got, expect(R3, call, POWERS).envelope).all()
 
@@ -415,7 +404,7 @@ def test_stretching_below_the_threshold_fails_where_the_page_says_linear():
     x = np.random.default_rng(4).uniform(-1, 1, 12).astype(np.float32)
     call = make(R3, [12], [9], scales=[0.75], in_off=[0.5], out_off=[-0.5])
     assert R3.silent_regions(call) == [] and entry.mandatory and entry.covers(call)
-    assert mismatches(run_entry(entry, call, x), expect(R3, call, x).envelope).any()
+    assert mismatches(run_misreading(entry, call, x), expect(R3, call, x).envelope).any()
     assert not entry.covers(make(R3, **SYMMETRIC))  # every 1/Scale above 2: nothing differs
 
 
@@ -429,11 +418,11 @@ def test_silent_region_misreadings_are_not_mandatory_and_differ_only_there():
     # keeps 6..11 weighted 1 3 5 7 7 5: (64 + 384 + 1280 + 3584 + 7168 + 10240) / 28 = 22720 / 28.
     edges = make(R3, [12], [3], scales=[0.25], in_off=[0.5], out_off=[-0.5])
     assert found["antialias-edges-excluded"].covers(edges)
-    got = run_entry(found["antialias-edges-excluded"], edges, POWERS)
+    got = run_misreading(found["antialias-edges-excluded"], edges, POWERS)
     np.testing.assert_allclose(got, [167 / 28, 84.375, 22720 / 28], rtol=1e-7)
     # Divided by the stretch 2.5 where the weights sum to 2.4..2.6: up to 4% away.
     norm = make(R3, [20], [4], scales=[0.4], in_off=[-2.0])
     assert found["antialias-divided-by-stretch"].covers(norm)
     x = np.full(20, 1, np.float32)
-    got = run_entry(found["antialias-divided-by-stretch"], norm, x)
+    got = run_misreading(found["antialias-divided-by-stretch"], norm, x)
     assert np.abs(got - 1).max() > 0.03  # a constant input comes back scaled by sum / 2.5

@@ -18,7 +18,7 @@ from conformance import report
 from conformance.cli import main
 from conformance.results.reproduce import repro_json
 from conformance.session import DEFAULT_JSON, chosen_level, reproduce_command
-from tests.support import DOCUMENTED, SWAPPED, dmlconf_in
+from tests.support import BELOW_5_1_CASE, DOCUMENTED, SWAPPED, dmlconf_in
 
 pytest_plugins = ["pytester"]
 
@@ -93,18 +93,7 @@ def test_without_options_and_for_a_case_that_holds_below_a_level(
     below some level, which the backend's default level would never run: there show and the
     report both claim the case's own level, and the command runs it."""
     cases = tmp_path / "cases.yaml"
-    cases.write_text(textwrap.dedent("""
-        cases:
-          - id: t/resample-3d
-            operator: RESAMPLE
-            feature_level: "2_0"
-            feature_level_below: "5_1"
-            spec: {page: DML_RESAMPLE_OPERATOR_DESC, section: Availability}
-            attributes: {InterpolationMode: NEAREST_NEIGHBOR, Scales: [1, 2, 2]}
-            tensors:
-              InputTensor: {DataType: FLOAT32, Sizes: [1, 2, 2]}
-              OutputTensor: {DataType: FLOAT32, Sizes: [1, 4, 4]}
-            expected: rejected
+    cases.write_text("cases:\n" + BELOW_5_1_CASE + textwrap.indent(textwrap.dedent("""\
           - id: t/identity
             operator: DEPTH_TO_SPACE
             feature_level: "1_0"
@@ -115,7 +104,7 @@ def test_without_options_and_for_a_case_that_holds_below_a_level(
               OutputTensor: {DataType: FLOAT32, Sizes: [1, 1, 1, 2]}
             inputs: {InputTensor: {values: [1, 2]}}
             expected: {OutputTensor: {values: [1, 2]}}
-    """), encoding="utf-8")
+    """), "  "), encoding="utf-8")
     plain = ["--cases", str(cases), "--backend", "numpy"]
     below = shown(capsys, "t/resample-3d", *plain)
     assert below.endswith("-k t/resample-3d --backend numpy --level 2_0")

@@ -21,7 +21,7 @@ from conformance.ops import OperatorCall
 from conformance.results import mustpass
 from conformance.session import runner
 from conformance.tensors import DataType
-from tests.support import DOCUMENTED
+from tests.support import BELOW_5_1_CASE, DOCUMENTED
 from tests.support import broken_backends as bb
 
 D2S = "documented/depth_to_space/example"  # DEPTH_TO_SPACE, UINT32, 2_1
@@ -612,19 +612,7 @@ def test_rejected_cases_are_not_supported_by_a_backend_that_does_not_validate() 
 
 
 def test_expectation_below_a_level_is_not_supported_at_or_above_it() -> None:
-    case = one("""
-cases:
-  - id: t/resample-3d
-    operator: RESAMPLE
-    feature_level: "2_0"
-    feature_level_below: "5_1"
-    spec: {page: DML_RESAMPLE_OPERATOR_DESC, section: Availability}
-    attributes: {InterpolationMode: NEAREST_NEIGHBOR, Scales: [1, 2, 2]}
-    tensors:
-      InputTensor: {DataType: FLOAT32, Sizes: [1, 2, 2]}
-      OutputTensor: {DataType: FLOAT32, Sizes: [1, 4, 4]}
-    expected: rejected
-""")
+    case = one("cases:\n" + BELOW_5_1_CASE)
     r = runner.run_case(case, NumpyReferenceBackend())
     assert r.status == "NOT_SUPPORTED"
     assert r.message == ("the expectation holds below feature level 5_1 only; the backend "

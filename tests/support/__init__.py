@@ -13,6 +13,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from conformance.cli import main
 
 SUPPORT = Path(__file__).resolve().parent
@@ -26,6 +28,21 @@ CHEATS = SUPPORT / "cheating_backends.py"  # tamper with the judge, its channel,
 HOSTILE = SUPPORT / "hostile_backends.py"  # crash, hang, exhaust memory, run slowly or flakily
 DXDISPATCH_STANDIN = SUPPORT / "dxdispatch_standin.py"  # a stand-in dxdispatch executable
 SWAPPED = f"{BROKEN}:SwappedOrderBackend"  # the two Orders of the *1 operators swapped
+
+#: One case item (under `cases:`) whose expectation holds only below a level: a 3-D RESAMPLE is
+#: rejected before 5_1 (feature_level_below), so a run claiming 5_1 or more does not run it.
+BELOW_5_1_CASE = """\
+  - id: t/resample-3d
+    operator: RESAMPLE
+    feature_level: "2_0"
+    feature_level_below: "5_1"
+    spec: {page: DML_RESAMPLE_OPERATOR_DESC, section: Availability}
+    attributes: {InterpolationMode: NEAREST_NEIGHBOR, Scales: [1, 2, 2]}
+    tensors:
+      InputTensor: {DataType: FLOAT32, Sizes: [1, 2, 2]}
+      OutputTensor: {DataType: FLOAT32, Sizes: [1, 4, 4]}
+    expected: rejected
+"""
 
 #: the fields of a results document that differ between two runs of the same cases
 RUN_TIMING = ("started_at", "finished_at", "duration_s", "execution", "command")
@@ -68,3 +85,16 @@ def comparable(doc: dict, *also: str) -> dict:
     out["results"] = [{k: v for k, v in r.items() if k != "duration_s"}
                       for r in doc["results"]]
     return out
+
+
+def run_misreading(entry: object, call: object, x: np.ndarray) -> np.ndarray:
+    """Run a misreading (conformance.judge.misreadings) like a backend: an input buffer written
+    through its desc, the output buffer filled with 0xCD, the output read back through its desc."""
+    from conformance.tensors import read_tensor, write_tensor
+
+    tensors = call.tensors  # type: ignore[attr-defined]
+    bindings = {n: np.full(tensors[n].total_size, 0xCD, dtype=np.uint8)
+                for n in ("InputTensor", "OutputTensor")}
+    write_tensor(tensors["InputTensor"], bindings["InputTensor"], x)
+    entry.run(call, bindings)  # type: ignore[attr-defined]
+    return read_tensor(tensors["OutputTensor"], bindings["OutputTensor"])
