@@ -112,11 +112,11 @@ def slice_counts(collected: dict[str, tuple[ModuleType, list[dict]]] | None = No
             below = FeatureLevel.parse(c["feature_level_below"]) \
                 if c.get("feature_level_below") else None
             counts = out[key]
-            for lv in counts["levels"]:
-                if need <= lv and (below is None or lv < below):
+            for lv in counts["levels"]:  # the verdict's rule: claiming lv, deciding lv
+                if mustpass.mandatory(need, below, False, lv, lv):
                     counts["levels"][lv] += 1
             top = max(counts["levels"], default=None)
-            if top is not None and need <= top and (below is None or top < below):
+            if top is not None and mustpass.mandatory(need, below, False, top, top):
                 counts["families"][module.FAMILY] = counts["families"].get(module.FAMILY, 0) + 1
     return out
 
