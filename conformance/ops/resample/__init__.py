@@ -21,6 +21,7 @@ from conformance.ops.resample.spec import (
     linear_taps,
     nearest_index,
     operation_count,
+    support_tables,
 )
 
 OPERATORS = (Resample(), Resample1())
@@ -29,4 +30,4 @@ __all__ = ["ACCUMULATION_REL_ERROR", "COORDINATE_REL_ERROR", "D3D_RULES", "FLOAT
            "FLOAT32_MIN_NORMAL", "FLOAT32_OP_ERROR", "INTERPOLATION_MODE",
            "LEGAL_COORDINATE_REL_ERROR", "MODES", "OPERATORS", "PAGES", "NearestRounding",
            "Resample", "Resample1", "coordinates", "interpolated", "legal_coordinate_error",
-           "linear_taps", "nearest_index", "operation_count"]
+           "linear_taps", "nearest_index", "operation_count", "support_tables"]

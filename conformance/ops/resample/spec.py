@@ -90,12 +90,17 @@ def operation_count(dimensions: int) -> int:
     return max(dimensions + 2**dimensions - 1, 4 * dimensions)
 
 
-def _tables(page: str, first: str) -> tuple:
-    rows = [(first, [4], "FLOAT32, FLOAT16"),
-            ("5_1", [1, 2, 3, 4], "FLOAT32, FLOAT16"),
-            ("6_2", [1, 2, 3, 4], "FLOAT32, FLOAT16, INT8, UINT8")]
+def support_tables(page: str, rows: Sequence[tuple[str, Sequence[int], str]]) -> tuple:
+    """A resample page's "Tensor support" tables, each (level, dimension counts, data types) as
+    the page words them, cited by their heading."""
     return tuple(table(lv, dims, types, page, f"Tensor support / DML_FEATURE_LEVEL_{lv} and above")
                  for lv, dims, types in rows)
+
+
+def _tables(page: str, first: str) -> tuple:
+    return support_tables(page, [(first, [4], "FLOAT32, FLOAT16"),
+                                 ("5_1", [1, 2, 3, 4], "FLOAT32, FLOAT16"),
+                                 ("6_2", [1, 2, 3, 4], "FLOAT32, FLOAT16, INT8, UINT8")])
 
 
 def coordinates(out_size: int, in_size: int, scale: float, in_offset: float, out_offset: float

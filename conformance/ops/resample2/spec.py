@@ -25,8 +25,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from conformance.levels import FeatureLevel
-from conformance.ops.base import Attribute, OperatorCall, float32, table
-from conformance.ops.resample import INTERPOLATION_MODE, NearestRounding, Resample1
+from conformance.ops.base import Attribute, OperatorCall, float32
+from conformance.ops.resample import (
+    INTERPOLATION_MODE,
+    NearestRounding,
+    Resample1,
+    support_tables,
+)
 from conformance.ops.resample2.examples import Resample2Examples
 from conformance.spec import API, Citation, Violation, register
 
@@ -63,8 +68,7 @@ ROUNDINGS = {
 
 def tables(page: str, rows: tuple[tuple[str, str], ...]) -> tuple:
     """The page's "Tensor support" tables, 1 to 4 dimensions each: (level, data types)."""
-    return tuple(table(lv, [1, 2, 3, 4], types, page,
-                       f"Tensor support / DML_FEATURE_LEVEL_{lv} and above") for lv, types in rows)
+    return support_tables(page, [(lv, [1, 2, 3, 4], types) for lv, types in rows])
 
 
 class Resample2(Resample2Examples, Resample1):
