@@ -13,13 +13,10 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from conformance import __version__
+from conformance import __version__, suite
 from conformance.casefile import Case, case_set_hash
 from conformance.levels import FeatureLevel
-
-#: The mustpass/ folder of the source tree the package runs from.
-ROOT = Path(__file__).resolve().parent.parent.parent / "mustpass"
-TITLE = "# dml-conformance mustpass list"
+from conformance.suite import MustpassFileError, read_header
 
 
 def mandatory(need: FeatureLevel, below: FeatureLevel | None, ambiguous: bool,
@@ -67,28 +64,18 @@ def render(mp: Mustpass, total: int) -> dict[str, str]:
     out = {}
     for level, ids in mp.lists.items():
         out[f"{level}.txt"] = "\n".join([
-            f"{TITLE}: suite version {mp.suite_version}, feature level {level}",
-            f"# case set sha256: {mp.case_set_sha256} ({total} committed cases)",
+            *suite.ListHeader(mp.suite_version, level, mp.case_set_sha256, total).lines(),
             f"# {len(ids)} mandatory cases a run claiming {level} must run; written by "
             "`dmlconf generate` (docs/mustpass.md): do not edit",
             *sorted(ids)]) + "\n"
     return out
 
 
-class MustpassFileError(ValueError):
-    """A mustpass file that is not one: 'PATH: what is wrong'."""
-
-
 def parse(text: str, path: str | Path) -> tuple[str, str, str, frozenset[str]]:
     """(suite version, feature level, case set sha256, ids) of one list's text."""
     lines = text.splitlines()
-    try:
-        head, hashed = lines[0], lines[1]
-        version, level = head.removeprefix(f"{TITLE}: suite version ").split(", feature level ")
-        digest = hashed.removeprefix("# case set sha256: ").split(" ")[0]
-    except (IndexError, ValueError):
-        raise MustpassFileError(f"{path}: not a mustpass list (its header is not "
-                                f"'{TITLE}: suite version V, feature level L')") from None
+    header = read_header(lines, path)
+    version, level, digest = header.suite_version, header.level, header.case_set_sha256
     ids = [line for line in lines[3:] if line and not line.startswith("#")]
     if ids != sorted(set(ids)):
         raise MustpassFileError(f"{path}: the case ids are not sorted and unique")
@@ -111,6 +98,7 @@ def load(folder: str | Path) -> Mustpass | None:
 
 @cache
 def committed() -> Mustpass:
-    """This suite version's committed lists (an empty Mustpass when mustpass/<version>/ is not
-    beside the package: then no level has a verdict)."""
-    return load(ROOT / __version__) or Mustpass(__version__, "")
+    """This suite version's committed lists (suite.mustpass_root(): the installed copy or the
+    source tree's mustpass/); an empty Mustpass when it has none: then no level has a
+    verdict."""
+    return load(suite.mustpass_root() / suite.SUITE_VERSION) or Mustpass(suite.SUITE_VERSION, "")
