@@ -15,7 +15,7 @@ from typing import TextIO
 
 import yaml
 
-from conformance import __version__, ops, results
+from conformance import __version__, ops, results, suite
 from conformance.backend import BackendLoadError, backend_class
 from conformance.casefile import CaseFileError, select
 from conformance.flags import ExecutionFlags
@@ -368,14 +368,34 @@ def cmd_explore(args: argparse.Namespace) -> int:
     return explore.command(args)
 
 
+class _Version(argparse.Action):
+    """--version: 'dmlconf V (suite V, case set sha256 HEX, N committed cases)', read from the
+    mustpass lists' headers when asked (suite.describe: no case is loaded)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, p: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        try:
+            described = suite.describe()
+        except (suite.MustpassFileError, OSError) as exc:
+            p.exit(2, f"dmlconf: error: {exc}\n")
+        print(f"dmlconf {__version__} ({described})")
+        p.exit(0)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dmlconf", description="DirectML operator conformance suite")
-    p.add_argument("--version", action="version", version=f"dmlconf {__version__}")
+    p.add_argument("--version", action=_Version,
+                   help="the package's version, the suite's and its committed case set")
     sub = p.add_subparsers(dest="command", required=True)
 
     def selection(q: argparse.ArgumentParser) -> None:
         q.add_argument("--cases", action="append", metavar="PATH",
-                       help="case file or folder (repeatable; default: cases/)")
+                       help="case file or folder (repeatable; default: the suite's committed "
+                            "cases, wherever dmlconf runs)")
         q.add_argument("-k", action="append", default=[], metavar="PATTERN",
                        help="select case ids: a substring, or a glob with * ? [ (repeatable)")
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from conformance import results
+from conformance import results, suite
 from conformance.backend import backend_class
 from conformance.casefile import (
     Case,
@@ -51,14 +51,15 @@ CASES_PER_WORKER = 100
 
 
 def default_case_paths() -> list[Path]:
-    """cases/ in the current folder, else the cases/ of the source tree the package runs from."""
-    if Path("cases").is_dir():
-        return [Path("cases")]
-    source_tree = Path(__file__).resolve().parent.parent.parent / "cases"
-    if source_tree.is_dir():
-        return [source_tree]
-    raise CaseFileError("cases", None, "no cases/ folder here or beside the package; "
-                                       "give one with --cases")
+    """The suite's committed cases (suite.cases_root(): the copy an installed wheel carries, or
+    the source tree's cases/), wherever the run is started: a cases/ folder in the current
+    folder is run only when given with --cases (docs/mustpass.md, "Where the suite lives")."""
+    root = suite.cases_root()
+    if root.is_dir():
+        return [root]
+    raise CaseFileError(root, None, "the suite's committed cases are not there (a package "
+                                    "installed without them: reinstall it from the wheel or "
+                                    "the sdist); give cases with --cases")
 
 
 def default_workers(cases: int) -> int:
