@@ -19,7 +19,7 @@ LAYERS: dict[str, int] = {
     "conformance.tensors": 0, "conformance.levels": 0, "conformance.spec": 0,
     "conformance.flags": 0, "conformance.inputs": 0, "conformance.expected": 0,
     "conformance.ops": 1,
-    "conformance.backend": 2, "conformance.casefile": 2,
+    "conformance.backend": 2, "conformance.casefile": 2, "conformance.suite": 2,
     "conformance.judge": 3,
     "conformance.results": 4,
     "conformance.session": 5,
