@@ -97,6 +97,10 @@ class Result:
     #: (conformance.judge.diagnose): {"readings": [keys of the matching wrong readings], "text": the
     #: sentence a reader acts on}. None when nothing was recognised or the case passed.
     diagnosis: dict[str, Any] | None = None
+    #: For an XFAIL a baseline's waiver forgives (docs/baselines.md, "Waivers"): the waiver,
+    #: {"cases": its id pattern, "reason", "issue": a URL or None, "expires": "YYYY-MM-DD"}.
+    #: None otherwise (a plain expected failure, any other status).
+    waiver: dict[str, Any] | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Every field is sanitised as it is set: by the constructor (and so by from_json and
