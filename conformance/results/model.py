@@ -17,7 +17,7 @@ FAILING = ("FAIL", "ERROR", "TIMEOUT")
 #: Statuses that count as passing: QUALITY_WARNING (inside the legal envelope of the platform's
 #: arithmetic rules, outside the suite's strict one-rounding reading: docs/tolerances.md) and a
 #: case a baseline expected to fail that passed (XPASS); an expected failure (XFAIL) is still a
-#: failure for the verdict.
+#: failure for the verdict, unless a waiver forgives it (Result.waiver: results.verdicts).
 PASSING = ("PASS", "QUALITY_WARNING", "XPASS")
 
 
