@@ -222,10 +222,24 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, took: str) ->
         print(f"  ... and {len(shown) - 20} more in {json_path}")
     known = doc.get("baseline")
     if known:
+        expected, waived = known.get("expected", []), known.get("waived", [])
+        if expected or waived:
+            print(f"  baseline {known['path']}: {counted(len(expected), 'expected failure')}, "
+                  f"{counted(len(waived), 'waiver')} (XFAIL)")
+        waivers = {r.id: r.waiver for r in found if r.waiver}
+        for case_id in waived[:20]:
+            w = waivers.get(case_id) or {}
+            print(f"  WAIVED {case_id}: {w.get('reason')} (until {w.get('expires')})")
+        if len(waived) > 20:
+            print(f"  ... and {len(waived) - 20} more waivers in {json_path}")
         for case_id in known["xpass"]:
             print(f"  XPASS {case_id}: passed, but the baseline {known['path']} expects a failure")
         for e in known["stale"]:
             print(f"  stale baseline entry {e['cases']!r} ({e['status']}): {e['why']}")
+        elsewhere = known.get("not_applying", [])
+        if elsewhere:
+            print(f"  {counted(len(elsewhere), 'baseline entry', 'baseline entries')} not for "
+                  f"this run, e.g. {elsewhere[0]['cases']!r}: {elsewhere[0]['why']}")
     if doc["load_errors"]:
         problems = counted(len(doc["load_errors"]), "case file problem")
         print(f"  INCOMPLETE: {problems}; their cases were not run, so no verdict stands:")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import platform
 import re
 import textwrap
 from pathlib import Path
@@ -67,7 +68,12 @@ def test_known_failures_become_xfail_and_do_not_fail_the_run(
     assert list(doc["summary"])[:6] == ["PASS", "QUALITY_WARNING", "FAIL", "ERROR", "TIMEOUT",
                                         "NOT_SUPPORTED"]
     assert doc["summary"]["XFAIL"] == 4 and doc["summary"]["FAIL"] == 0
-    assert doc["baseline"] == {"path": str(path), "xpass": [], "stale": []}
+    assert doc["baseline"] == {
+        "path": str(path), "xpass": [], "stale": [], "not_applying": [], "waived": [],
+        "expected": [r["id"] for r in doc["results"] if r["id"] in SWAPPED],
+        "tags": {"os": platform.system().lower(), "backend": f"{BROKEN}:SwappedOrderBackend",
+                 "execution_flags": "NONE"}}
+    assert item["waiver"] is None  # an expected failure, no waiver
     # a known failure is still not conformance
     assert doc["verdict"]["2_1"]["conformant"] is False
     assert doc["verdict"]["2_1"]["XFAIL"] == 4
@@ -136,9 +142,10 @@ def test_stale_entries_by_no_match_and_by_expiry(
     assert {got[S2D1_DCR], got[S2D1_CRD]} == {"FAIL"}
     assert doc["baseline"]["stale"] == [
         {"cases": "no/such/case", "status": "ERROR", "reason": "fixed long ago", "issue": None,
-         "expires": None, "why": "matches no case"},
+         "expires": None, "when": {}, "waiver": False, "why": "matches no case"},
         {"cases": "space_to_depth1", "status": "FAIL", "reason": "old", "issue": None,
-         "expires": "2000-01-01", "why": "expired on 2000-01-01"},
+         "expires": "2000-01-01", "when": {}, "waiver": False,
+         "why": "expired on 2000-01-01"},
     ]
     out = capsys.readouterr().out
     assert "stale baseline entry 'no/such/case' (ERROR): matches no case" in out
@@ -229,7 +236,9 @@ def test_empty_baseline_changes_nothing(tmp_path: Path, dmlconf: Dmlconf) -> Non
     path = write_baseline(tmp_path, "expected_failures: []\n")
     code, doc = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path))
     assert code == 1 and doc["summary"]["FAIL"] == 4
-    assert doc["baseline"] == {"path": str(path), "xpass": [], "stale": []}
+    assert {k: v for k, v in doc["baseline"].items() if k != "tags"} == {
+        "path": str(path), "xpass": [], "expected": [], "waived": [], "stale": [],
+        "not_applying": []}
 
 
 # -- compare ------------------------------------------------------------------------------------
@@ -379,7 +388,9 @@ def test_compare_same_file_and_bad_input(
     passed = DOCUMENTED_COUNT - 4
     assert out.splitlines()[1:] == [f"summary: PASS {passed} -> {passed}, QUALITY_WARNING 0 -> "
                                     "0, FAIL 4 -> 4, ERROR 0 -> 0, TIMEOUT 0 -> 0, "
-                                    "NOT_SUPPORTED 0 -> 0, XFAIL 0 -> 0, XPASS 0 -> 0"]
+                                    "NOT_SUPPORTED 0 -> 0, XFAIL 0 -> 0, XPASS 0 -> 0",
+                                    "NEW's failures: 4 (4 not expected, 0 expected by its "
+                                    "baseline, 0 waived)"]
     bad = tmp_path / "bad.json"
     bad.write_text('{"results": []}', encoding="utf-8")
     assert main(["compare", str(bad), str(runs["swapped"])]) == 2

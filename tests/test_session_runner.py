@@ -691,7 +691,7 @@ def test_results_document_has_the_documented_fields(
     assert set(item) == {"id", "status", "message", "duration_s", "operators", "data_types",
                          "feature_level", "feature_level_below", "tags", "spec", "ambiguous",
                          "info", "mismatches", "grids", "crash", "margin",
-                         "diagnosis"}
+                         "diagnosis", "waiver"}
     assert item["status"] == "FAIL" and "expected 9, got 18" in item["message"]
     assert isinstance(item["duration_s"], float)
     assert item["operators"] == ["DEPTH_TO_SPACE1"] and item["feature_level"] == "2_1"
@@ -711,7 +711,7 @@ def test_results_document_has_the_documented_fields(
     assert list(back["verdict"]) == ["1_0", "2_0", "2_1", "5_0", "5_1", "6_2", "6_4"]
     assert back["verdict"]["1_0"] == {"conformant": None, "mandatory": 0, "PASS": 0, "FAIL": 0,
                                       "mustpass": len(mustpass.committed().lists["1_0"]),
-                                      "mustpass_run": 0,
+                                      "mustpass_run": 0, "waivers": 0,
                                       "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 0, "XFAIL": 0,
                                       "XPASS": 0, "QUALITY_WARNING": 0}
     # 2_0's 2 mandatory documented cases pass, a part of its mustpass list: no verdict
@@ -750,7 +750,7 @@ def test_ambiguous_cases_decide_neither_verdict_nor_exit_status() -> None:
     verdict = results.verdicts(found, backend.claimed_level,
                                lists([ambiguous, rejected_case()]))
     assert verdict["2_1"] == {"conformant": True, "mandatory": 1, "mustpass": 1,
-                              "mustpass_run": 1, "PASS": 1, "FAIL": 0,
+                              "mustpass_run": 1, "waivers": 0, "PASS": 1, "FAIL": 0,
                               "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 0, "XFAIL": 0,
                               "XPASS": 0, "QUALITY_WARNING": 0}
     assert results.summary([r for r in found if r.ambiguous])["FAIL"] == 1

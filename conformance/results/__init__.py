@@ -31,6 +31,7 @@ from conformance.results.reproduce import chosen_level, reproduce_command
 from conformance.results.verdicts import (
     NOT_RECOGNISED,
     VERDICT_LEVELS,
+    conformant_text,
     diagnoses,
     exit_status,
     reading_words,
@@ -48,6 +49,7 @@ __all__ = [
     "Result",
     "ResultsFileError",
     "chosen_level",
+    "conformant_text",
     "counted",
     "decisive",
     "diagnoses",

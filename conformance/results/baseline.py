@@ -1,23 +1,37 @@
-"""Baselines: a YAML file of known failures (docs/baselines.md).
+"""Baselines: a YAML file of known failures and waivers (docs/baselines.md).
 
 Applied to a run's results, a FAIL, ERROR or TIMEOUT that an entry expects becomes XFAIL (it
 no longer fails the run, but still denies the verdict); a PASS or a QUALITY_WARNING (a pass
 inside the legal envelope, outside the strict reading) that an entry covers becomes XPASS
 (fails the run with --strict only): the failure the entry expected is gone, whatever the
-quality of the pass. Entries that cover no case, or whose `expires` date is past, are reported
-as stale. An entry cannot expect a QUALITY_WARNING: a warning passes, so it needs none.
+quality of the pass. An entry cannot expect a QUALITY_WARNING: a warning passes, so it needs
+none.
+
+An entry's `when:` tags (os, backend, execution_flags, and what the backend reports of its
+environment: vendor, adapter, driver, directml_version) say which runs it is for: it applies
+only where every tag it gives matches the run (a tag the run cannot tell matches nothing).
+A waiver (`waiver: true`, with a reason and an expiry) is an expected failure that a verdict
+forgives: its XFAIL carries the waiver (Result.waiver), and a level whose every non-passing
+mandatory case is waived is "conformant with N waivers" (results.verdicts).
+
+Entries whose `expires` date is past apply to nothing and are stale, as are those that apply
+here and cover no case; those that are not for this run are listed apart, never stale.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, replace
+import platform
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from conformance.casefile import id_matches
+from conformance.flags import ExecutionFlags
 from conformance.results.model import FAILING, Result
 
 #: The statuses a baseline entry turns into XPASS: the passing statuses of a judged case
@@ -26,7 +40,15 @@ PASSED = ("PASS", "QUALITY_WARNING")
 
 #: The statuses an entry may expect: those that fail a run.
 ENTRY_STATUSES = FAILING
-KEYS = ("cases", "status", "reason", "issue", "expires")
+KEYS = ("cases", "status", "reason", "issue", "expires", "when", "waiver")
+#: The tags of the run a `when:` may name, in the order a mismatch is told: where it ran (os:
+#: platform.system() lower-cased), what ran (the --backend value as given; the execution
+#: flags by name joined with '|' in value order, NONE for none), and what the backend reports
+#: of its environment (Backend.environment).
+TAGS = ("os", "backend", "execution_flags", "vendor", "adapter", "driver", "directml_version")
+#: The tags read from the backend's environment.
+ENVIRONMENT_TAGS = ("vendor", "adapter", "driver", "directml_version")
+GLOB = "*?["
 
 
 class BaselineError(ValueError):
@@ -41,11 +63,42 @@ class Entry:
     reason: str
     issue: str | None = None
     expires: dt.date | None = None
+    #: tag -> the glob patterns one of which its value in the run must match
+    when: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    waiver: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"cases": self.cases, "status": self.status, "reason": self.reason,
                 "issue": self.issue,
-                "expires": self.expires.isoformat() if self.expires else None}
+                "expires": self.expires.isoformat() if self.expires else None,
+                "when": {tag: list(patterns) for tag, patterns in self.when},
+                "waiver": self.waiver}
+
+    def not_here(self, tags: Mapping[str, str]) -> str | None:
+        """Why the entry is not for a run of these tags (run_tags), in words ("vendor 'AMD*'
+        (this run: 'NVIDIA'); driver (this run does not tell its driver)"); None where every
+        tag of its `when:` matches. Matching is a glob over the whole value, case-insensitive."""
+        why = []
+        for tag, patterns in self.when:
+            value = tags.get(tag)
+            shown = " or ".join(repr(p) for p in patterns)
+            if not value:
+                why.append(f"{tag} {shown} (this run does not tell its {tag})")
+            elif not any(fnmatchcase(value.lower(), p.lower()) for p in patterns):
+                why.append(f"{tag} {shown} (this run: {value!r})")
+        return "; ".join(why) or None
+
+    def note(self) -> str:
+        """The reason, the issue and a waiver's expiry, as a result's message gives them."""
+        return (self.reason + (f"; {self.issue}" if self.issue else "")
+                + (f"; waived until {self.expires.isoformat()}" if self.waiver and self.expires
+                   else ""))
+
+    def waiver_record(self) -> dict[str, Any]:
+        """What a waived result carries (Result.waiver)."""
+        assert self.expires is not None
+        return {"cases": self.cases, "reason": self.reason, "issue": self.issue,
+                "expires": self.expires.isoformat()}
 
 
 @dataclass(frozen=True)
@@ -59,16 +112,68 @@ class Applied:
     results: list[Result]
     xpass: list[str]
     stale: list[dict[str, Any]]
+    #: The entries that are not for this run (their `when:` does not match it), each with why.
+    not_applying: list[dict[str, Any]] = field(default_factory=list)
+    #: The run's tags the entries' `when:` were matched against (run_tags).
+    tags: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def expected(self) -> list[str]:
+        """The ids of the expected failures that no waiver forgives (XFAIL, no waiver)."""
+        return [r.id for r in self.results if r.status == "XFAIL" and r.waiver is None]
+
+    @property
+    def waived(self) -> list[str]:
+        """The ids of the waived failures (XFAIL with a waiver)."""
+        return [r.id for r in self.results if r.status == "XFAIL" and r.waiver is not None]
 
     def to_json(self, path: str) -> dict[str, Any]:
-        return {"path": path, "xpass": self.xpass, "stale": self.stale}
+        return {"path": path, "tags": self.tags, "xpass": self.xpass,
+                "expected": self.expected, "waived": self.waived, "stale": self.stale,
+                "not_applying": self.not_applying}
+
+
+def _patterns(where: str, tag: str, raw: Any) -> tuple[str, ...]:
+    """A tag's value of a `when:`: one pattern or a list of them, each non-empty text. An
+    execution_flags pattern without wildcards is read as flags (ExecutionFlags.parse) and
+    written as the run's value is: names in value order joined with '|', NONE for none."""
+    items = raw if isinstance(raw, list) else [raw]
+    if not items:
+        raise BaselineError(f"{where}: 'when: {tag}' must be a pattern or a non-empty list of "
+                            f"them, not []")
+    out = []
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            hint = (f" (YAML read {item!r} as a {type(item).__name__}: quote it, "
+                    f"'{item}')" if isinstance(item, (int, float)) else "")
+            raise BaselineError(f"{where}: 'when: {tag}' must be text or a list of text (glob "
+                                f"patterns), not {item!r}{hint}")
+        item = item.strip()
+        if tag == "execution_flags" and not any(ch in item for ch in GLOB):
+            try:
+                item = "|".join(ExecutionFlags.parse(item).names) or "NONE"
+            except ValueError as exc:
+                raise BaselineError(f"{where}: 'when: execution_flags': {exc}") from None
+        out.append(item)
+    return tuple(out)
+
+
+def _when(where: str, raw: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(raw, dict) or not raw:
+        raise BaselineError(f"{where}: 'when' must be a mapping of tags ({', '.join(TAGS)}) to "
+                            f"patterns, not {raw!r}")
+    unknown = sorted(str(k) for k in raw if k not in TAGS)
+    if unknown:
+        raise BaselineError(f"{where}: unknown tag(s) in 'when': {', '.join(unknown)}; "
+                            f"allowed: {', '.join(TAGS)}")
+    return tuple((tag, _patterns(where, tag, raw[tag])) for tag in TAGS if tag in raw)
 
 
 def _entry(path: str, number: int, raw: Any) -> Entry:
     where = f"baseline {path}: entry {number}"
     if not isinstance(raw, dict):
         raise BaselineError(f"{where}: must be a mapping with keys cases, status, reason "
-                            f"(issue, expires optional), not {type(raw).__name__}")
+                            f"(issue, expires, when, waiver optional), not {type(raw).__name__}")
     unknown = sorted(str(k) for k in raw if k not in KEYS)
     if unknown:
         raise BaselineError(f"{where}: unknown key(s) {', '.join(unknown)}; "
@@ -102,7 +207,14 @@ def _entry(path: str, number: int, raw: Any) -> Entry:
     if expires is not None and (not isinstance(expires, dt.date)
                                 or isinstance(expires, dt.datetime)):
         raise BaselineError(f"{where}: 'expires' must be a date YYYY-MM-DD, not {expires!r}")
-    return Entry(number, cases, status, reason.strip(), issue, expires)
+    when = _when(where, raw["when"]) if "when" in raw else ()
+    waiver = raw.get("waiver", False)
+    if not isinstance(waiver, bool):
+        raise BaselineError(f"{where}: 'waiver' must be true or false, not {waiver!r}")
+    if waiver and expires is None:
+        raise BaselineError(f"{where}: a waiver needs 'expires' (YYYY-MM-DD): a waiver is "
+                            f"granted until a date, then the failure counts again")
+    return Entry(number, cases, status, reason.strip(), issue, expires, when, waiver)
 
 
 def parse(text: str, path: str = "<baseline>") -> Baseline:
@@ -136,41 +248,77 @@ def load(path: str | Path) -> Baseline:
     return parse(text, str(path))
 
 
-def _note(entry: Entry) -> str:
-    return entry.reason + (f"; {entry.issue}" if entry.issue else "")
+def run_tags(backend: str, execution_flags: Sequence[str] = (),
+             environment: Mapping[str, Any] | None = None,
+             os_name: str | None = None) -> dict[str, str]:
+    """The tags of a run that entries' `when:` are matched against: os (os_name, else
+    platform.system(), lower-cased), backend (the --backend value as given), execution_flags
+    (the names joined with '|', NONE for none) and the backend's environment's vendor, adapter,
+    driver and directml_version where it reports them as non-empty text (a tag it does not
+    report is left out: the run cannot tell it)."""
+    tags = {"os": (platform.system() if os_name is None else os_name).strip().lower(),
+            "backend": backend, "execution_flags": "|".join(execution_flags) or "NONE"}
+    for key in ENVIRONMENT_TAGS:
+        value = (environment or {}).get(key)
+        if isinstance(value, str) and value.strip():
+            tags[key] = value.strip()
+    return {k: v for k, v in tags.items() if v}
 
 
-def apply(baseline: Baseline, found: list[Result], today: dt.date | None = None) -> Applied:
+def apply(baseline: Baseline, found: list[Result], today: dt.date | None = None,
+          tags: Mapping[str, str] | None = None) -> Applied:
     """The results with the baseline's expectations applied, the ids that passed unexpectedly,
-    and the stale entries. An expired entry applies to nothing (its cases count as they are)."""
+    the stale entries and those not for this run. tags: the run's (run_tags); an entry with a
+    `when:` applies only where each of its tags matches them (with no tags given, no entry
+    with a `when:` applies). An expired entry applies to nothing (its cases count as they
+    are). A case is matched by the first entry of its status that applies, in file order."""
     today = today or dt.date.today()
+    tags = dict(tags or {})
     live = [e for e in baseline.entries if e.expires is None or e.expires >= today]
+    here = [e for e in live if e.not_here(tags) is None]
     matched: set[int] = set()
     out: list[Result] = []
     xpass: list[str] = []
     for r in found:
-        entries = [e for e in live if id_matches(r.id, e.cases)]
+        entries = [e for e in here if id_matches(r.id, e.cases)]
         matched.update(e.number for e in entries)
         same = next((e for e in entries if e.status == r.status), None)
         if same is not None:
-            out.append(replace(r, status="XFAIL", message=f"expected {r.status} ({_note(same)}): "
-                                                          f"{r.message}"))
+            word = "waived" if same.waiver else "expected"
+            out.append(replace(r, status="XFAIL",
+                               message=f"{word} {r.status} ({same.note()}): {r.message}",
+                               waiver=same.waiver_record() if same.waiver else None))
         elif r.status in PASSED and entries:
             e = entries[0]
             how = "passed" if r.status == "PASS" else "passed with a QUALITY_WARNING"
             extra = f": {r.message}" if r.message else ""
-            out.append(replace(r, status="XPASS", message=f"{how}, but the baseline expects "
-                                                          f"{e.status} ({_note(e)}){extra}"))
+            out.append(replace(r, status="XPASS", message=(
+                f"{how}, but the baseline {'waives' if e.waiver else 'expects'} {e.status} "
+                f"({e.note()}){extra}")))
             xpass.append(r.id)
         else:
             out.append(r)
-    stale = []
+    stale, not_applying = [], []
     for e in baseline.entries:
         if e.expires is not None and e.expires < today:
-            why = f"expired on {e.expires.isoformat()}"
+            stale.append({**e.to_json(), "why": f"expired on {e.expires.isoformat()}"})
+        elif (why := e.not_here(tags)) is not None:
+            not_applying.append({**e.to_json(), "why": f"not for this run: {why}"})
         elif e.number not in matched:
-            why = "matches no case"
-        else:
-            continue
-        stale.append({**e.to_json(), "why": why})
-    return Applied(out, xpass, stale)
+            stale.append({**e.to_json(), "why": "matches no case"})
+    return Applied(out, xpass, stale, not_applying, tags)
+
+
+def join(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The baseline records (Applied.to_json) of the shards of one run joined (`dmlconf
+    merge`): every id XPASS, expected or waived in a shard; an entry stale when expired, or
+    when it matched no case in any shard; the tags and the entries not for this run as the
+    first shard's (the same run). Records from before tags and waivers lack those keys."""
+    first = records[0]
+    stale = [e for e in first.get("stale", [])
+             if e.get("why") != "matches no case" or all(e in r.get("stale", [])
+                                                         for r in records)]
+    return {"path": first.get("path"), "tags": first.get("tags", {}),
+            **{key: sorted({i for r in records for i in r.get(key, [])})
+               for key in ("xpass", "expected", "waived")},
+            "stale": stale, "not_applying": first.get("not_applying", [])}

@@ -7,7 +7,12 @@ QUALITY_WARNING, XPASS) a fix (FAIL -> QUALITY_WARNING is a fix); PASS <-> QUALI
 change of quality, listed apart, neither a regression nor a fix: both pass. A case NEW has and
 OLD lacks that FAILs, ERRORs or TIMES OUT in NEW is newly failing too (its old status: ABSENT),
 never hidden among the added ones: a run of one case compared with a full run with failures
-exits 1."""
+exits 1.
+
+NEW's failures that NEW's own baseline expected are XFAIL in NEW already (results.baseline.apply
+at the run, where only entries whose `when:` tags match that run and that have not expired
+apply): never newly failing. compare counts them, expected failures apart from waivers
+(Result.waiver), and lists the waivers."""
 
 from __future__ import annotations
 
@@ -54,6 +59,11 @@ class Diff:
     run: list[tuple[str, Any, Any]] = field(default_factory=list)  # (field, old, new)
     old_summary: dict[str, int] = field(default_factory=dict)
     new_summary: dict[str, int] = field(default_factory=dict)
+    #: NEW's failures: how many FAIL, ERROR or TIMEOUT (its baseline did not expect them), the
+    #: ids of its XFAILs that are no waiver, and (id, waiver) of the waived ones.
+    failing: int = 0
+    expected: list[str] = field(default_factory=list)
+    waived: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 def _get(doc: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -98,6 +108,12 @@ def compare(old: dict[str, Any], new: dict[str, Any], old_path: str = "OLD",
                 o["status"] in PASSING and r["status"] in PASSING):
             diff.changed.append(change)
     diff.removed = [(i, r["status"]) for i, r in before.items() if i not in after]
+    diff.failing = sum(r["status"] in FAILING for r in after.values())
+    for case_id, r in after.items():
+        if r["status"] == "XFAIL" and isinstance(r.get("waiver"), dict):
+            diff.waived.append((case_id, r["waiver"]))
+        elif r["status"] == "XFAIL":
+            diff.expected.append(case_id)
     return diff
 
 
@@ -131,9 +147,26 @@ def _headline(diff: Diff) -> str:
     return "no case newly fails"
 
 
+def failures_line(diff: Diff) -> str | None:
+    """"NEW's failures: 6 (2 not expected, 3 expected by its baseline, 1 waived)", None when
+    NEW has none."""
+    total = diff.failing + len(diff.expected) + len(diff.waived)
+    if not total:
+        return None
+    return (f"NEW's failures: {total} ({diff.failing} not expected, {len(diff.expected)} "
+            f"expected by its baseline, {len(diff.waived)} waived)")
+
+
+def _waiver(w: dict[str, Any]) -> str:
+    return (f"{w.get('reason', '')} (waived until {w.get('expires')}"
+            + (f"; {w['issue']}" if w.get("issue") else "") + ")")
+
+
 def to_text(diff: Diff) -> str:
     lines = [f"compare {diff.old_path} -> {diff.new_path}: {_headline(diff)}",
              f"summary: {_counts(diff)}"]
+    if failures_line(diff):
+        lines.append(str(failures_line(diff)))
     for name, a, b in diff.run:
         lines.append(f"run differs: {name}: {json.dumps(a)} -> {json.dumps(b)}")
     for title, changes in (("newly failing", diff.newly_failing),
@@ -154,6 +187,9 @@ def to_text(diff: Diff) -> str:
         if ids:
             lines.append(f"{title} ({len(ids)}):")
             lines.extend(f"  {i} ({status})" for i, status in ids)
+    if diff.waived:
+        lines.append(f"waived in NEW ({len(diff.waived)}):")
+        lines.extend(f"  {i}: {_waiver(w)}" for i, w in diff.waived)
     return "\n".join(lines) + "\n"
 
 
@@ -169,6 +205,8 @@ def to_markdown(diff: Diff) -> str:
     for k in dict.fromkeys([*diff.old_summary, *diff.new_summary]):
         out.append(f"| {k} | {diff.old_summary.get(k, 0)} | {diff.new_summary.get(k, 0)} |")
     out.append("")
+    if failures_line(diff):
+        out += [str(failures_line(diff)), ""]
     if diff.run:
         out += ["### The runs differ", "", "| Field | Old | New |", "|---|---|---|"]
         out += [f"| `{name}` | {_cell(a)} | {_cell(b)} |" for name, a, b in diff.run]
@@ -189,4 +227,8 @@ def to_markdown(diff: Diff) -> str:
             out += [f"### {title} ({len(ids)})", ""]
             out += [f"- `{i}` ({status})" for i, status in ids]
             out.append("")
+    if diff.waived:
+        out += [f"### Waived in NEW ({len(diff.waived)})", "", "| Case | Waiver |", "|---|---|"]
+        out += [f"| `{i}` | {_cell(_waiver(w))} |" for i, w in diff.waived]
+        out.append("")
     return "\n".join(out)

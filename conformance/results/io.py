@@ -164,7 +164,7 @@ RESULT = {"id": TEXT, "status": TEXT, "message": TEXT, "duration_s": NUMBER,
           "feature_level_below": TEXT.or_null(), "tags": TEXTS, "spec": OBJECTS,
           "ambiguous": TEXT.or_null(), "info": TEXTS, "mismatches": OBJECTS, "grids": OBJECTS,
           "crash": OBJECT.or_null(), "margin": NUMBER.or_null(),
-          "diagnosis": OBJECT.or_null()}
+          "diagnosis": OBJECT.or_null(), "waiver": OBJECT.or_null()}
 
 
 def _shown(value: Any) -> str:

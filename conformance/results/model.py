@@ -17,7 +17,7 @@ FAILING = ("FAIL", "ERROR", "TIMEOUT")
 #: Statuses that count as passing: QUALITY_WARNING (inside the legal envelope of the platform's
 #: arithmetic rules, outside the suite's strict one-rounding reading: docs/tolerances.md) and a
 #: case a baseline expected to fail that passed (XPASS); an expected failure (XFAIL) is still a
-#: failure for the verdict.
+#: failure for the verdict, unless a waiver forgives it (Result.waiver: results.verdicts).
 PASSING = ("PASS", "QUALITY_WARNING", "XPASS")
 
 
@@ -97,6 +97,10 @@ class Result:
     #: (conformance.judge.diagnose): {"readings": [keys of the matching wrong readings], "text": the
     #: sentence a reader acts on}. None when nothing was recognised or the case passed.
     diagnosis: dict[str, Any] | None = None
+    #: For an XFAIL a baseline's waiver forgives (docs/baselines.md, "Waivers"): the waiver,
+    #: {"cases": its id pattern, "reason", "issue": a URL or None, "expires": "YYYY-MM-DD"}.
+    #: None otherwise (a plain expected failure, any other status).
+    waiver: dict[str, Any] | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Every field is sanitised as it is set: by the constructor (and so by from_json and

@@ -9,7 +9,7 @@ from typing import Any
 from conformance import ops
 from conformance.levels import FeatureLevel
 from conformance.results import mustpass as mustpass_lists
-from conformance.results.model import FAILING, PASSING, Result, decisive, summary
+from conformance.results.model import FAILING, PASSING, Result, counted, decisive, summary
 from conformance.results.mustpass import Mustpass
 
 #: The levels at which an operator appears or its tables change: the levels a verdict is given
@@ -28,8 +28,11 @@ def verdicts(results: list[Result], claimed: FeatureLevel,
     not); True only when every mandatory case passed AND the run covered every id of the
     level's mustpass list (docs/mustpass.md; `mustpass` None: this suite version's committed
     lists), whatever each one's status; None otherwise (a partial run, a shard, no mandatory
-    case: no verdict). "mustpass" / "mustpass_run": the list's size and how many of its ids
-    were run (null where this suite version has no list)."""
+    case: no verdict). A waived XFAIL (Result.waiver: docs/baselines.md, "Waivers") counts as
+    passed here and in "waivers", the count a "conformant with N waivers" gives (conformant_text);
+    an expected failure that is no waiver still denies the level. "mustpass" / "mustpass_run":
+    the list's size and how many of its ids were run (null where this suite version has no
+    list)."""
     mp = mustpass_lists.committed() if mustpass is None else mustpass
     ran = {r.id for r in results}
     out: dict[str, dict[str, Any]] = {}
@@ -45,15 +48,25 @@ def verdicts(results: list[Result], claimed: FeatureLevel,
         counts = summary(mandatory)
         required = mp.required(level, claimed)
         covered = required is not None and required <= ran
-        passed = sum(counts[s] for s in PASSING) == len(mandatory)
+        waivers = sum(r.status == "XFAIL" and r.waiver is not None for r in mandatory)
+        passed = sum(counts[s] for s in PASSING) + waivers == len(mandatory)
         out[str(level)] = {
             "conformant": (False if not passed else True if covered and mandatory else None),
             "mandatory": len(mandatory),
             "mustpass": None if required is None else len(required),
             "mustpass_run": None if required is None else len(required & ran),
+            "waivers": waivers,
             **counts,
         }
     return out
+
+
+def conformant_text(v: dict[str, Any]) -> str:
+    """The words of a conformant level's verdict (`v`: one level of verdicts()):
+    "conformant", or "conformant with 2 waivers" where waived failures are among its
+    mandatory cases (a document from before waivers has none)."""
+    n = v.get("waivers") or 0
+    return f"conformant with {counted(n, 'waiver')}" if n else "conformant"
 
 
 #: The key of results.diagnoses() that counts the FAILs no catalogued misreading explains.

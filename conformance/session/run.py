@@ -269,7 +269,8 @@ class Session:
         self.duration_s = perf_counter() - t0  # not the workers' exit
         by_id = {**journal.done, **{r.id: r for r in new}}
         found = [by_id[c.id] for c in self.cases]
-        self.applied = baselines.apply(self.baseline, found) if self.baseline else None
+        self.applied = (baselines.apply(self.baseline, found, tags=self.tags())
+                        if self.baseline else None)
         self.results = self.applied.results if self.applied else found
         return self.results
 
@@ -279,8 +280,19 @@ class Session:
         assert self.runner is not None, "start() first"
         result = self.runner.run(case)
         if self.baseline is not None:
-            result = baselines.apply(self.baseline, [result]).results[0]
+            result = baselines.apply(self.baseline, [result], tags=self.tags()).results[0]
         return result
+
+    def tags(self) -> dict[str, str]:
+        """The run's tags that a baseline entry's `when:` is matched against
+        (results.baseline.run_tags): the OS, the backend as given, the execution flags, and
+        what the backend reports of its environment (Backend.environment: vendor, adapter,
+        driver, directml_version), as the runner carries it (after start())."""
+        assert self.runner is not None and self.execution is not None, "start() first"
+        environment = (getattr(self.runner, "environment", None)
+                       or getattr(self.runner.backend, "environment", None) or {})
+        return baselines.run_tags(self.options.backend, self.execution.execution_flags.names,
+                                  environment)
 
     # -- the results ----------------------------------------------------------------------
     def document(self, command: str) -> dict[str, Any]:

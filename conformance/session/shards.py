@@ -18,6 +18,7 @@ from conformance import results
 from conformance.casefile import Case, case_set_hash
 from conformance.levels import FeatureLevel
 from conformance.results import Result
+from conformance.results import baseline as baselines
 
 T = TypeVar("T")
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -119,21 +120,15 @@ def merge(docs: list[tuple[str, dict[str, Any]]], command: str
 
 
 def _baselines(docs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any] | None:
-    """The shards' baseline records joined: every XPASS; an entry is stale when expired, or
-    when it matched no case in any shard."""
+    """The shards' baseline records joined (results.baseline.join): every XPASS, expected
+    failure and waiver; an entry is stale when expired, or when it matched no case in any
+    shard."""
     applied = [d["baseline"] for _, d in docs if d.get("baseline")]
     if not applied:
         return None
     if len(applied) != len(docs):
         raise MergeError("some shards were run with --baseline and some without")
-    xpass = sorted({i for b in applied for i in b.get("xpass", [])})
-    stale = []
-    for entry in applied[0].get("stale", []):
-        if entry.get("why") == "matches no case" and not all(entry in b.get("stale", [])
-                                                             for b in applied):
-            continue
-        stale.append(entry)
-    return {"path": applied[0].get("path"), "xpass": xpass, "stale": stale}
+    return baselines.join(applied)
 
 
 def load(paths: Sequence[str | Path]) -> list[tuple[str, dict[str, Any]]]:
