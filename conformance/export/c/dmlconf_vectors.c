@@ -290,7 +290,8 @@ static void read_model(cursor *c, model *m, const dmlconf_tensor *t, int relatio
         return;
     }
     if (bytes && m->arrays > c->left / bytes) {
-        bad(c, "the file ends inside the expected values (%" PRIu32 " arrays)", m->arrays);
+        bad(c, "the file ends inside the expected values (%" PRIu32 " arrays): not a "
+            "complete .expect file", m->arrays);
         return;
     }
     m->values = take_bytes(c, bytes * m->arrays, "the expected values");
