@@ -371,6 +371,21 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from conformance import export
+
+    session = _select(args)
+    index = export.export_session(session, args.out)
+    skipped = index["not_exportable"]
+    print(f"exported {counted(len(index['cases']), 'case')} to {args.out} (index.json, "
+          f"docs/vectors.md; C reader and checker: {', '.join(index['c_sources'])})"
+          + (f"; {counted(len(skipped), 'case')} not exportable, listed with the reason in "
+             "index.json" if skipped else ""))
+    for entry in skipped[:20]:
+        print(f"  not exportable: {entry['id']}: {entry['reason']}", file=sys.stderr)
+    return int(bool(session.load_errors))
+
+
 def cmd_directml(args: argparse.Namespace) -> int:
     """The directml backend's own command: its DirectML-on-Linux layer's set-up and status."""
     return backend_class("directml").command(args.rest)
@@ -509,6 +524,17 @@ def parser() -> argparse.ArgumentParser:
     show.add_argument("--execution-flags", metavar="FLAGS",
                       help="DML_EXECUTION_FLAGS, for the reproduce command (default: NONE)")
     show.set_defaults(func=cmd_show)
+    vec = sub.add_parser("export", help="write the selected cases as self-contained vectors "
+                                        "for harnesses without Python: DirectML descs (JSON), "
+                                        "input bytes, expectations and a C checker "
+                                        "(docs/vectors.md)")
+    vec.add_argument("out", metavar="OUT", help="folder to write (new, empty, or a previous "
+                                                "export, which is replaced)")
+    selection(vec)
+    vec.add_argument("--level", help="only the cases a run claiming this feature level runs, "
+                                     "e.g. 5_1 (default: every selected case)")
+    vec.set_defaults(func=cmd_export)
+
     dml = sub.add_parser("directml", add_help=False,
                          help="build or inspect the DirectML-on-Linux layer of the `directml` "
                               "backend: `dmlconf directml setup [--source PATH]`, `dmlconf "

@@ -24,7 +24,7 @@ LAYERS: dict[str, int] = {
     "conformance.results": 4,
     "conformance.session": 5,
     "conformance.cli": 6, "conformance.pytest_plugin": 6, "conformance.explore": 6,
-    "conformance.report": 6, "conformance.generate": 6,
+    "conformance.report": 6, "conformance.generate": 6, "conformance.export": 6,
 }
 #: An operator package's plug-ins sit in the layer they plug into (found by ops.discover).
 PLUGINS: dict[str, int] = {"misreadings": 3, "cases": 6}

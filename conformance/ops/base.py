@@ -294,6 +294,15 @@ class OperatorSpec(ABC):
         for NOT_SUPPORTED, or None where nothing does. Default: None."""
         return None
 
+    def desc_fields(self, call: OperatorCall) -> list[tuple[str, Any]]:
+        """The members of the operator's DML_*_OPERATOR_DESC struct in the order its page's
+        Syntax block declares them, each with its value: a TensorDesc for a tensor, the
+        canonical value for an attribute (Attribute.parse), an int for a member that follows
+        from others (derived_attributes: an array's count). `dmlconf export` writes a call's
+        desc from it. Default: the tensors, then the attributes, in their declared order."""
+        return ([(name, call.tensors[name]) for name, _ in self.tensors]
+                + [(a.name, call.attributes[a.name]) for a in self.attributes])
+
     # -- example calls for the generic case families (docs/operators.md) -----------------------
     def _missing(self, hook: str, family: str) -> NotImplementedError:
         return NotImplementedError(

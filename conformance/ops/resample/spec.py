@@ -168,6 +168,17 @@ class _Resample(ResampleExamples, OperatorSpec):
             raise ValueError(f"{self.count_name} {given[self.count_name]} differs from the "
                              f"{len(parsed['Scales'])} Scales given")
 
+    def desc_fields(self, call: OperatorCall) -> list[tuple[str, Any]]:
+        """The Syntax blocks of DML_RESAMPLE_OPERATOR_DESC (InputTensor, OutputTensor,
+        InterpolationMode, ScaleCount, Scales), DML_RESAMPLE1_OPERATOR_DESC (..., InterpolationMode,
+        DimensionCount, Scales, InputPixelOffsets, OutputPixelOffsets) and their successors
+        (RESAMPLE2 adds RoundingDirection before DimensionCount, RESAMPLE3 Antialiased last): the
+        count stands right before the first array it counts."""
+        fields = super().desc_fields(call)
+        first = next(i for i, (name, _) in enumerate(fields) if name == "Scales")
+        return [*fields[:first], (self.count_name, len(call.attributes["Scales"])),
+                *fields[first:]]
+
     def infer_output_sizes(self, input_sizes: Sequence[int], attributes: Mapping[str, Any]
                            ) -> tuple[int, ...]:
         """floor(InputSize * Scale): the size the scales imply. A reading used to build cases;
