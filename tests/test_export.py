@@ -29,10 +29,10 @@ from conformance.flags import ExecutionFlags
 from conformance.judge import compare
 from conformance.session.runner import (
     OUTPUT_FILLS,
+    CaseRun,
     InProcess,
-    _expectations,
-    _relation_model,
-    _Run,
+    expectations,
+    relation_model,
 )
 from conformance.tensors import TensorDesc, read_tensor, write_tensor
 from tests.support import CASES, DOCUMENTED, GENERATED, ROOT
@@ -140,17 +140,17 @@ class Python:
 
     def __init__(self, case: Case) -> None:
         self.case = case
-        self.run = _Run(case, InProcess(load_backend("numpy", case.feature_level)),
+        self.run = CaseRun(case, InProcess(load_backend("numpy", case.feature_level)),
                         OUTPUT_FILLS[0])
         for named in case.calls:
             self.run.execute(named.name, named.call)
-        self.expected = _expectations(case, self.run)
+        self.expected = expectations(case, self.run)
 
     def relation_model(self, k: int, right: np.ndarray) -> Expected:
         relation = self.case.relations[k]
         if relation.take:
             right = relation.take.apply(right)
-        return _relation_model(self.case, self.run, relation.left, right, ExecutionFlags.NONE)
+        return relation_model(self.case, self.run, relation.left, right, ExecutionFlags.NONE)
 
 
 def corrupted(buffer: bytes, desc: TensorDesc, index: tuple[int, ...], value: Any) -> bytes:

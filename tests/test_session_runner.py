@@ -456,7 +456,7 @@ def test_harness_fault_is_an_error_asking_for_a_report(
     def broken(*args: object) -> None:
         raise ZeroDivisionError("harness bug")
 
-    monkeypatch.setattr(runner, "_expectations", broken)
+    monkeypatch.setattr(runner, "expectations", broken)
     r = runner.run_case(documented[D2S], NumpyReferenceBackend())
     assert r.status == "ERROR"
     assert r.message.startswith("internal error in the harness (please report): "

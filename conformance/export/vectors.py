@@ -4,9 +4,9 @@ expected output's acceptance rule as data (export.expectfile), judged in C by
 c/dmlconf_vectors.c without Python.
 
 Nothing is judged or computed here that the runner does not compute itself: the case's calls
-are materialised by the runner's own _Run (inputs written through their strides into buffers
+are materialised by the runner's own CaseRun (inputs written through their strides into buffers
 pre-filled with its padding byte, outputs pre-filled with its fill byte) on the reference
-backend, and the expectations are the runner's (_expectations, _relation_model), so an exported
+backend, and the expectations are the runner's (expectations, relation_model), so an exported
 vector holds a harness to exactly what `dmlconf run` holds a backend to.
 """
 
@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance import __version__, ops
+from conformance import ops, suite
 from conformance.backend import Backend, DescRejected, load_backend
 from conformance.casefile import Case, case_set_hash
 from conformance.export import desc as dml
 from conformance.export import expectfile
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.results.mustpass import committed, mandatory
+from conformance.results.mustpass import mandatory
 from conformance.session import Session
 from conformance.session.runner import (
     CALL_FILL_STEP,
@@ -35,11 +35,11 @@ from conformance.session.runner import (
     OUTPUT_FILLS,
     BindingError,
     CaseError,
+    CaseRun,
     InProcess,
-    _covers_fill,
-    _expectations,
-    _relation_model,
-    _Run,
+    covers_fill,
+    expectations,
+    relation_model,
 )
 
 FORMAT = "dmlconf-vectors"
@@ -117,16 +117,16 @@ class _Exporter:
                 "relations": []}
 
     def _valid(self, case: Case, folder: str, files: dict[str, bytes]) -> dict[str, Any]:
-        run = _Run(case, InProcess(self.backend(case.feature_level)), OUTPUT_FILLS[0])
+        run = CaseRun(case, InProcess(self.backend(case.feature_level)), OUTPUT_FILLS[0])
         try:
             for named in case.calls:
                 run.execute(named.name, named.call)
-            expectations = _expectations(case, run, FLAGS)
+            wanted = expectations(case, run, FLAGS)
         except (CaseError, BindingError, DescRejected) as exc:
             raise NotExportable(f"the reference cannot run it: {exc}") from exc
-        again = any(_covers_fill(exp.envelope, run.fill_of(ref.split(".", 1)[0]))
-                    for ref, exp in expectations.items())
-        runs = [run] + ([_Run(case, run.executor, OUTPUT_FILLS[1])] if again else [])
+        again = any(covers_fill(exp.envelope, run.fill_of(ref.split(".", 1)[0]))
+                    for ref, exp in wanted.items())
+        runs = [run] + ([CaseRun(case, run.executor, OUTPUT_FILLS[1])] if again else [])
         out_calls = []
         for named in case.calls:
             name, call = named.name, named.call
@@ -146,10 +146,10 @@ class _Exporter:
                 reference = f"{name}.{t}.reference.bin"
                 files[f"{folder}/{reference}"] = run.bindings[ref].buffer.tobytes()
                 expect = None
-                if ref in expectations:
+                if ref in wanted:
                     expect = f"{name}.{t}.expect"
                     files[f"{folder}/{expect}"] = expectfile.output(
-                        case.show_ref(ref), call.tensors[t], expectations[ref], fills)
+                        case.show_ref(ref), call.tensors[t], wanted[ref], fills)
                 outputs[t] = {"bytes": call.tensors[t].total_size, "fills": fills,
                               "expect": expect, "reference": reference}
             out_calls.append({"name": name, "desc": f"{name}.desc.json", "inputs": inputs,
@@ -163,7 +163,7 @@ class _Exporter:
             if b.shape != left.sizes:
                 raise NotExportable(f"relation {relation.left} == {relation.right}: the sides "
                                     f"differ in shape ({list(left.sizes)}, {list(b.shape)})")
-            model = _relation_model(case, run, relation.left, b, FLAGS)
+            model = relation_model(case, run, relation.left, b, FLAGS)
             path = f"relation-{k}.expect"
             files[f"{folder}/{path}"] = expectfile.relation(
                 f"{relation.left} == {relation.right}", left, right, relation.take, model)
@@ -205,12 +205,13 @@ def _clear(out: Path) -> None:
 
 
 def export(cases: Sequence[Case], out: str | Path, selection: dict[str, Any],
-           suite: dict[str, Any], on_case: Callable[[str, str | None], None] | None = None
+           committed: dict[str, Any], on_case: Callable[[str, str | None], None] | None = None
            ) -> dict[str, Any]:
     """Write every case's vectors, the C reader/checker and index.json under out (emptied
     first when it holds a previous export). selection: how the cases were chosen (paths,
-    patterns, level), recorded in the index; suite: the suite version and its committed case
-    set's hash. on_case(id, reason): after each case, reason None when it was exported.
+    patterns, level), recorded in the index; committed: the committed case set's hash (the
+    suite version is this package's). on_case(id, reason): after each case, reason None when
+    it was exported.
     Returns the index document. Deterministic: the same cases give the same bytes."""
     out = Path(out)
     _clear(out)
@@ -238,7 +239,7 @@ def export(cases: Sequence[Case], out: str | Path, selection: dict[str, Any],
     for name in C_SOURCES:
         shutil.copyfile(C_FOLDER / name, out / name)
     index = {"format": FORMAT, "format_version": FORMAT_VERSION, "docs": "docs/vectors.md",
-             "suite": {"version": __version__, **suite},
+             "suite": {"version": suite.SUITE_VERSION, **committed},
              "selection": {**selection, "cases": len(cases),
                            "cases_sha256": case_set_hash(list(cases))},
              "reference_backend": REFERENCE, "c_sources": list(C_SOURCES),
@@ -264,8 +265,7 @@ def export_session(session: Session, out: str | Path,
         cases = [c for c in cases if applies(c, o.level)]
     selection = {"case_paths": [str(p) for p in session.paths], "patterns": list(o.patterns),
                  "feature_level": str(o.level) if o.level is not None else None}
-    suite = {"case_set_sha256": committed().case_set_sha256}
-    return export(cases, out, selection, suite, on_case)
+    return export(cases, out, selection, {"case_set_sha256": suite.case_set_sha256()}, on_case)
 
 
 __all__ = ["C_SOURCES", "FORMAT", "FORMAT_VERSION", "NotExportable", "applies", "export",

@@ -202,7 +202,7 @@ def _allocate(desc: TensorDesc, fill: int, budget: list[int] | None = None) -> _
     return _Binding(desc, guarded)
 
 
-class _Run:
+class CaseRun:
     """One execution of a case's calls with one output fill byte."""
 
     def __init__(self, case: Case, executor: Executor, fill: int,
@@ -304,7 +304,7 @@ def _call_backend(method: Callable, *args: object) -> None:
         raise BackendError(f"the backend raised {type(exc).__name__}: {exc}{where}") from exc
 
 
-def _expectations(case: Case, run: _Run, flags: ExecutionFlags = ExecutionFlags.NONE
+def expectations(case: Case, run: CaseRun, flags: ExecutionFlags = ExecutionFlags.NONE
                   ) -> dict[str, Expected]:
     """How each expected output is judged (its strict model, with the legal envelope where the
     platform's rules allow more). A case in an ambiguous region is judged strictly by the
@@ -347,7 +347,7 @@ def _expectations(case: Case, run: _Run, flags: ExecutionFlags = ExecutionFlags.
     return out
 
 
-def _covers_fill(expected: Expected, fill: int) -> bool:
+def covers_fill(expected: Expected, fill: int) -> bool:
     """Whether the fill pattern itself is an acceptable value of some element (then an
     unwritten element would pass unseen, and a second run with another fill is needed).
     Judged by the expectation itself, so a tolerance ('within', 'one_of') that admits the
@@ -376,7 +376,7 @@ def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
     """Run once and judge every expected output against its legal envelope (FAIL outside it)
     and its strict model (QUALITY_WARNING outside it), and every relation bit for bit. flags:
     the run's execution flags (they may widen the envelope)."""
-    run = _Run(case, executor, fill, memory_cap)
+    run = CaseRun(case, executor, fill, memory_cap)
     named = case.calls[0]
     try:
         for named in case.calls:
@@ -392,10 +392,10 @@ def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
                         run.info, diagnosis=found)
     verdict = _Verdict("PASS", info=run.info)
     failures, warnings, failed, related = [], [], {}, False
-    for ref, exp in _expectations(case, run, flags).items():
+    for ref, exp in expectations(case, run, flags).items():
         got = run.bindings[ref].read()
         name = ref.split(".", 1)[0]
-        verdict.again |= _covers_fill(exp.envelope, run.fill_of(name))
+        verdict.again |= covers_fill(exp.envelope, run.fill_of(name))
         judged = compare.judge(got, exp)
         if judged.margin is not None:
             verdict.margin = max(verdict.margin or 0.0, judged.margin)
@@ -415,7 +415,7 @@ def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
         if a.shape != b.shape:
             failures.append(f"{left} {list(a.shape)} and {right} {list(b.shape)} differ in shape")
             continue
-        judged = compare.judge(a, _relation_model(case, run, left, b, flags))
+        judged = compare.judge(a, relation_model(case, run, left, b, flags))
         said = f"relation {left} == {right}{f' ({why})' if why else ''}"
         if judged.margin is not None:
             verdict.margin = max(verdict.margin or 0.0, judged.margin)
@@ -437,7 +437,7 @@ def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
     return verdict
 
 
-def _relation_model(case: Case, run: _Run, left: str, right: np.ndarray,
+def relation_model(case: Case, run: CaseRun, left: str, right: np.ndarray,
                     flags: ExecutionFlags) -> Expected:
     """How a relation `left == right` is judged: strictly bit for bit; where `left` is an output
     of arithmetic (linear resampling), legally within that output's envelope around `right`
@@ -461,7 +461,7 @@ def backend_flags(backend: Claims) -> ExecutionFlags:
     return ExecutionFlags(getattr(backend, "execution_flags", ExecutionFlags.NONE))
 
 
-def _keep_failure(case: Case, run: _Run, ref: str, got: np.ndarray,
+def _keep_failure(case: Case, run: CaseRun, ref: str, got: np.ndarray,
                   judged: compare.Judgement, verdict: _Verdict) -> None:
     """Keep what a reader of the report needs: the call's small inputs, the output with what was
     expected, and the first mismatching elements."""
@@ -481,7 +481,7 @@ def _keep_failure(case: Case, run: _Run, ref: str, got: np.ndarray,
                                    "got": compare.format_value(got[idx])})
 
 
-def _diagnose(case: Case, run: _Run, failed: dict[str, dict[str, tuple[np.ndarray, Expected]]],
+def _diagnose(case: Case, run: CaseRun, failed: dict[str, dict[str, tuple[np.ndarray, Expected]]],
               flags: ExecutionFlags, related: bool) -> dict | None:
     """What the catalogue of misreadings recognises in the failing outputs, call by call
     (conformance.judge.diagnose): the outputs judged against expectations, and, where a relation
@@ -522,7 +522,7 @@ def _run_rejected(case: Case, executor: Executor, claimed: FeatureLevel,
         _call_backend(executor.create_operator, call)
     except DescRejected as exc:
         return "PASS", f"rejected at create_operator: {exc}"
-    run = _Run(case, executor, OUTPUT_FILLS[0], memory_cap)
+    run = CaseRun(case, executor, OUTPUT_FILLS[0], memory_cap)
     try:
         run.execute(named.name, call)
     except DescRejected as exc:
