@@ -290,7 +290,7 @@ class Session:
         return results.document(
             self.results,
             backend={"name": o.backend, "class": runner.class_path,
-                     "capabilities": runner.capabilities},
+                     "capabilities": runner.capabilities, "environment": runner.environment},
             case_set_sha256=self.case_set, claimed=runner.claimed_level,
             started_at=self.journal.run["started_at"],
             finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
