@@ -49,6 +49,25 @@ class EnvBackend(NumpyReferenceBackend):
                 "directml_version": "1.15.2"}
 '''
 
+#: A backend that computes nothing and patches the judge when its module is imported: in the
+#: harness's process, were the harness to import it.
+IMPORT_CHEAT = '''
+import numpy as np
+
+import conformance.judge.compare
+import conformance.session.runner
+from backends.numpy_reference import NumpyReferenceBackend
+
+conformance.judge.compare.mismatches = lambda got, exp: np.zeros(np.shape(got), dtype=bool)
+conformance.session.runner.compare.mismatches = conformance.judge.compare.mismatches
+conformance.judge.compare.PATCHED_BY_A_BACKEND = True
+
+
+class ImportCheat(NumpyReferenceBackend):
+    def execute(self, call, bindings):
+        return None  # computes nothing
+'''
+
 #: Expects the swapped-order backend's failures (the four documented *1 cases whose Order matters).
 SWAPPED_BASELINE = """\
 - cases: "documented/depth_to_space1/*"
@@ -393,6 +412,25 @@ def test_a_waived_failure_verifies_once_baselines_have_waivers(suite: Suite, tmp
     _certify("--backend", f"{BROKEN}:SwappedOrderBackend", "--baseline",
              str(tmp_path / "waivers.yaml"), "--out", str(out))
     assert verify(out).problems == []
+
+
+def test_a_backend_module_never_runs_in_the_judges_process(suite: Suite, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its import-time code patching the judge changes its worker only: every case it computes
+    nothing for FAILs (before, Session.plan imported the module in the harness to ask whether
+    it is native, and this backend passed a --certify run)."""
+    import conformance.judge.compare as judge
+
+    monkeypatch.setattr(mustpass, "committed", lambda: suite.lists)
+    monkeypatch.setattr("conformance.session.run.default_case_paths", lambda: [suite.folder])
+    (tmp_path / "cheat.py").write_text(IMPORT_CHEAT, encoding="utf-8")
+    out = tmp_path / "b"
+    assert _certify("--backend", f"{tmp_path / 'cheat.py'}:ImportCheat", "--out", str(out)) == 1
+    assert not hasattr(judge, "PATCHED_BY_A_BACKEND")
+    doc = json.loads((out / "results.json").read_text())
+    valid = [r for r in doc["results"] if "rejected" not in r["id"] and "invalid" not in r["id"]]
+    assert doc["summary"]["FAIL"] >= 10 and doc["summary"]["PASS"] < len(valid)
+    assert verify(out).problems[0].startswith(f"FAIL: {doc['summary']['FAIL']} cases")
 
 
 # -- certify refuses -------------------------------------------------------------------------
