@@ -42,8 +42,9 @@ from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.tensors import MAX_BUFFER_BYTES, DataType
 
-__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "MAX_BUFFER_BYTES", "Backend", "BackendLoadError",
-           "Capabilities", "DescRejected", "backend_class", "load_backend", "registered"]
+__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "ENVIRONMENT_KEYS", "MAX_BUFFER_BYTES", "Backend",
+           "BackendLoadError", "Capabilities", "DescRejected", "backend_class", "environment_of",
+           "environment_problem", "load_backend", "registered"]
 
 
 
@@ -154,11 +155,59 @@ class Backend(ABC):
         """A finer capability limit than Capabilities can say: a reason, or None to run."""
         return None
 
+    @property
+    def environment(self) -> dict[str, str]:
+        """What the backend knows of what it runs on, as text, recorded with its results
+        (`backend.environment` of the results document, environment.json of a certification
+        bundle) and matched by baseline tags. Documented keys (give those you know):
+        ENVIRONMENT_KEYS, e.g. {"adapter": "AMD Radeon RX 7900 XTX", "vendor": "AMD",
+        "driver": "31.0.24033.1003", "directml_version": "1.15.2"}; other keys may be added.
+        Default: nothing known."""
+        return {}
+
     @classmethod
     def command(cls, argv: Sequence[str]) -> int:
         """The backend's own command line, `dmlconf <name> ARGS` (the directml backend builds
         and inspects its layer with it); the exit status. Default: it has none."""
         raise NotImplementedError(f"the {cls.name} backend has no command of its own")
+
+
+#: The documented keys of Backend.environment: the GPU adapter's name, its vendor, the driver's
+#: version and the DirectML library's version.
+ENVIRONMENT_KEYS = ("adapter", "vendor", "driver", "directml_version")
+#: The most a backend's environment may hold: entries, and characters per key and per value.
+ENVIRONMENT_LIMITS = (64, 100, 2000)
+
+
+def environment_problem(value: Any) -> str | None:
+    """What keeps `value` from being a backend environment (a dict of at most 64 entries of text
+    keys of at most 100 characters to text values of at most 2,000), in words; None if it is
+    one. The worker's report of it is checked with this too (session.remote)."""
+    entries, key_chars, value_chars = ENVIRONMENT_LIMITS
+    if not isinstance(value, dict):
+        return f"it is {type(value).__name__}, not a dict of text to text"
+    if len(value) > entries:
+        return f"it has {len(value)} entries, more than {entries}"
+    for k, v in value.items():
+        if not isinstance(k, str) or not k or len(k) > key_chars:
+            return f"key {k!r} is not text of 1 to {key_chars} characters"
+        if not isinstance(v, str) or len(v) > value_chars:
+            return f"the value of {k!r} is not text of at most {value_chars} characters"
+    return None
+
+
+def environment_of(backend: Backend) -> dict[str, str]:
+    """backend.environment, checked (environment_problem); BackendLoadError, naming the class
+    and what is wrong, if it raises or is not one."""
+    name = type(backend).__name__
+    try:
+        value = backend.environment
+    except Exception as exc:
+        raise BackendLoadError(f"{name}.environment raised {exc!r}") from exc
+    wrong = environment_problem(value)
+    if wrong:
+        raise BackendLoadError(f"{name}.environment is not what the harness records: {wrong}")
+    return dict(value)
 
 
 # -- the registry: a backend found by name ---------------------------------------------------

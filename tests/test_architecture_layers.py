@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "conformance.session": 5,
     "conformance.cli": 6, "conformance.pytest_plugin": 6, "conformance.explore": 6,
     "conformance.report": 6, "conformance.generate": 6, "conformance.export": 6,
+    "conformance.certify": 6,
 }
 #: An operator package's plug-ins sit in the layer they plug into (found by ops.discover).
 PLUGINS: dict[str, int] = {"misreadings": 3, "cases": 6}

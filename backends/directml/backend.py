@@ -18,8 +18,10 @@ docs/directml-linux.md has the whole story and the certification's findings.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
@@ -71,6 +73,27 @@ class DirectMLBackend(Backend):
                    + (f" (the device does not support {', '.join(unsupported)})"
                       if unsupported else "")))
 
+    @property
+    def environment(self) -> dict[str, str]:
+        """What the set-up recorded of the layer in use (Backend.environment): the DirectML
+        library (the pinned wheel it came from, its sha256 and path), the adapter (lavapipe
+        through vkd3d-proton: the shim opens that ICD and no other) and the Vulkan driver (the
+        ICD's API version and library). Empty without a built layer."""
+        layer = getattr(self, "layer", None)
+        if layer is None:
+            return {}
+        directml = layer.info.get("directml") or {}
+        vkd3d = layer.info.get("vkd3d_proton") or {}
+        return {
+            "directml_version": f"libdirectml.so of {directml.get('wheel', '?')}",
+            "directml_library": str(layer.libdir / "libdirectml.so"),
+            "directml_sha256": str(directml.get("sha256", "?")),
+            "adapter": f"Mesa lavapipe (Vulkan on the CPU) through vkd3d-proton "
+                       f"{vkd3d.get('version', '?')}",
+            "vendor": "Mesa",
+            "driver": _icd_text(layer.icd),
+        }
+
     @cached_property
     def shim(self) -> Shim:
         """The native library, loaded at the first call (in the process that runs cases)."""
@@ -113,6 +136,17 @@ class DirectMLBackend(Backend):
         from backends.directml import setup
 
         return setup.main(argv)
+
+
+def _icd_text(icd: Path) -> str:
+    """The Vulkan driver an ICD file names: 'lavapipe ICD PATH (Vulkan 1.4.305,
+    libvulkan_lvp.so)', or the path alone where the file does not say."""
+    try:
+        entry = json.loads(icd.read_text(encoding="utf-8"))["ICD"]
+        return (f"lavapipe ICD {icd} (Vulkan {entry['api_version']}, "
+                f"{entry['library_path']})")
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"lavapipe ICD {icd}"
 
 
 class DirectMLGraphBackend(DirectMLBackend):

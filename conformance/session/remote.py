@@ -66,6 +66,8 @@ from conformance.backend import (
     BackendLoadError,
     Capabilities,
     DescRejected,
+    environment_of,
+    environment_problem,
     load_backend,
 )
 from conformance.flags import ExecutionFlags
@@ -409,6 +411,7 @@ def _worker(sock: socket.socket, backend: str, level: str | None, memory_cap: in
         ready = {"class": f"{cls.__module__}.{cls.__qualname__}", "class_name": cls.__name__,
                  "capabilities": built.capabilities.to_json(),
                  "claimed_level": str(built.claimed_level),
+                 "environment": environment_of(built),
                  "asks_unsupported": cls.unsupported_reason is not Backend.unsupported_reason}
     except BackendLoadError as exc:
         stdio.restore()
@@ -590,11 +593,13 @@ class Claims:
     capabilities: Capabilities
     claimed_level: FeatureLevel
     asks_unsupported: bool
+    #: Backend.environment, as the worker reported it (checked: environment_problem).
+    environment: dict[str, str]
 
     def to_json(self) -> dict[str, Any]:
         return {"class": self.class_path, "class_name": self.class_name,
                 "capabilities": self.capabilities.to_json(),
-                "claimed_level": str(self.claimed_level)}
+                "claimed_level": str(self.claimed_level), "environment": dict(self.environment)}
 
     @classmethod
     def parse(cls, info: Any) -> Claims:
@@ -603,9 +608,12 @@ class Claims:
             names = (info.get("class"), info.get("class_name"))
             _check(all(isinstance(n, str) and len(n) < 1000 for n in names), "no class name")
             _check(isinstance(info.get("asks_unsupported"), bool), "no asks_unsupported")
+            environment = info.get("environment")
+            wrong = environment_problem(environment)
+            _check(wrong is None, f"its environment: {wrong}")
             return cls(names[0], names[1], _capabilities(info.get("capabilities")),
                        FeatureLevel.parse(str(info.get("claimed_level"))),
-                       info["asks_unsupported"])
+                       info["asks_unsupported"], dict(environment))
         except (ValueError, KeyError, TypeError) as exc:
             raise WorkerError(f"the worker described its backend in a form the harness cannot "
                               f"read ({exc})") from None

@@ -151,9 +151,8 @@ class Session:
         plugin, the explorer: one case at a time): one worker, isolated when asked or for a
         native backend."""
         o = self.options
-        native = backend_class(o.backend).native
         if one_at_a_time:
-            isolated = native if o.isolate is None else o.isolate
+            isolated = self._native() if o.isolate is None else o.isolate
             self.execution = Execution(workers=1, isolated=isolated,
                                        timeout_s=timeout_option(o.timeout_s),
                                        memory_cap=self._memory_cap(1),
@@ -175,8 +174,8 @@ class Session:
         # a timeout asked for can only be kept by a worker that can be killed
         wants_timeout = bool(o.timeout_s)
         isolated = (o.isolate if o.isolate is not None
-                    else o.certify or native or workers > 1 or wants_timeout
-                    or bool(o.cases_per_worker))
+                    else o.certify or workers > 1 or wants_timeout
+                    or bool(o.cases_per_worker) or self._native())
         if not isolated and workers > 1:
             raise ValueError("--no-isolate runs the cases in this process, one at a time: "
                              "it takes --workers 1")
@@ -195,6 +194,13 @@ class Session:
                                    cases_per_worker=o.cases_per_worker,
                                    execution_flags=o.execution_flags)
         return self.execution
+
+    def _native(self) -> bool:
+        """Whether the backend declares native code. Its module is imported here, in the
+        harness's process, so this is asked only where the answer decides: never for
+        --certify or an explicit --isolate, whose backend runs only in workers (a module's
+        import-time code could otherwise patch the judge of a tamper-proof run)."""
+        return backend_class(self.options.backend).native
 
     def _memory_cap(self, processes: int) -> int:
         o = self.options
@@ -303,7 +309,7 @@ class Session:
         return results.document(
             self.results,
             backend={"name": o.backend, "class": runner.class_path,
-                     "capabilities": runner.capabilities},
+                     "capabilities": runner.capabilities, "environment": runner.environment},
             case_set_sha256=self.case_set, claimed=runner.claimed_level,
             started_at=self.journal.run["started_at"],
             finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -44,7 +44,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from conformance.backend import Backend, BackendLoadError, load_backend
+from conformance.backend import Backend, BackendLoadError, environment_of, load_backend
 from conformance.casefile import Case
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
@@ -574,7 +574,8 @@ class CaseRunner:
     processes (a Pool for one, a ParallelPool for several). A Session (conformance.session)
     builds one for its run: run_all() for a whole run, run() for one case at a time (the
     pytest plugin, dmlconf explore). What the backend says of itself: class_path, class_name,
-    capabilities (as JSON), claimed_level."""
+    capabilities (as JSON), claimed_level, environment (Backend.environment; from a worker,
+    checked like its capabilities)."""
 
     def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution) -> None:
         self.execution = execution
@@ -591,12 +592,14 @@ class CaseRunner:
             self.class_path, self.class_name = info["class"], info["class_name"]
             self.capabilities = info["capabilities"]
             self.claimed_level = FeatureLevel.parse(info["claimed_level"])
+            self.environment: dict[str, str] = info["environment"]
         else:
             self.backend = load_backend(backend, level, execution.execution_flags)
             cls = type(self.backend)
             self.class_path, self.class_name = f"{cls.__module__}.{cls.__qualname__}", cls.__name__
             self.capabilities = self.backend.capabilities.to_json()
             self.claimed_level = self.backend.claimed_level
+            self.environment = environment_of(self.backend)
 
     @property
     def isolated(self) -> bool:

@@ -1,0 +1,367 @@
+"""`dmlconf verify BUNDLE`: is a certification bundle (bundle.py) complete, consistent and
+intact? docs/certification.md says what that proves and what it cannot.
+
+Checked, each problem one line a reviewer acts on:
+- integrity: SHA256SUMS lists every file of the bundle, no more, each with its sha256;
+- the results document reads with the strict reader (results.io) and environment.json agrees
+  with it;
+- the suite version is the installed one (else one line, and nothing that needs the lists);
+- completeness: the results are those of a certification run (certify, tamper-proof, not a
+  shard, not merged, no case file problem) of exactly the mustpass list of the claimed level;
+- statuses: PASS and QUALITY_WARNING; NOT_SUPPORTED only for a case the level does not need;
+  XFAIL only for a case a waiver of the bundled baseline covers, with a reason and an expiry
+  not before the run;
+- consistency: the summary and the verdict recorded are those the results give, and the claimed
+  level's verdict is conformant.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import tempfile
+import zipfile
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from conformance import __version__, report
+from conformance.casefile import id_matches
+from conformance.certify.bundle import (
+    BASELINE,
+    ENVIRONMENT,
+    ENVIRONMENT_FORMAT,
+    PLACEHOLDER,
+    REQUIRED,
+    RESULTS,
+    STATEMENT,
+    SUMS,
+    sha256_file,
+)
+from conformance.levels import FeatureLevel
+from conformance.results import Result, mustpass, summary
+from conformance.results import baseline as baselines
+from conformance.results.io import ResultsFileError, read
+from conformance.results.verdicts import verdicts
+
+#: The statuses a certification allows everywhere; NOT_SUPPORTED and XFAIL are allowed only
+#: where their rules say (module docstring).
+ALLOWED = ("PASS", "QUALITY_WARNING")
+#: The most ids named in one problem line.
+SHOWN = 3
+#: The most a zipped bundle may unpack to (a results document of the whole suite is ~50 MB).
+MAX_UNZIPPED = 2 << 30
+_SUM_LINE = re.compile(r"^([0-9a-f]{64}) [ *](.+)$")
+
+
+class BundleError(ValueError):
+    """BUNDLE is no bundle at all (not found, not a folder or a zip): a usage error."""
+
+
+@dataclass
+class Verification:
+    """What verify found: problems (each one line; none: the bundle is valid) and notes (what
+    a reviewer should know that does not make it invalid), and the claim it checked."""
+
+    bundle: str
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    claim: str = ""
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+
+def _some(ids: Iterable[str]) -> str:
+    ids = sorted(ids)
+    more = f" and {len(ids) - SHOWN} more" if len(ids) > SHOWN else ""
+    return ", ".join(ids[:SHOWN]) + more
+
+
+def check_sums(folder: Path) -> list[str]:
+    """Problems of the bundle's integrity: SHA256SUMS must list every file but itself, once,
+    each with the sha256 the file has."""
+    sums = folder / SUMS
+    if not sums.is_file():
+        return [f"{SUMS} is missing: nothing says what the bundle holds"]
+    problems, listed = [], {}
+    for number, line in enumerate(sums.read_text(encoding="utf-8", errors="replace")
+                                  .splitlines(), 1):
+        m = _SUM_LINE.match(line)
+        if not m:
+            problems.append(f"{SUMS} line {number} is not '<sha256>  <file>': {line[:80]!r}")
+            continue
+        digest, name = m.groups()
+        if name in listed:
+            problems.append(f"{SUMS} lists {name} twice")
+        listed[name] = digest
+    present = {p.relative_to(folder).as_posix() for p in folder.rglob("*")
+               if (p.is_file() or p.is_symlink()) and p != sums}
+    for name in sorted(present - set(listed)):
+        problems.append(f"{name} is in the bundle but not in {SUMS}: added after certify")
+    for name, digest in sorted(listed.items()):
+        path = folder / name
+        if name not in present:
+            problems.append(f"{name} is listed in {SUMS} but not in the bundle: removed after "
+                            "certify")
+        elif path.is_symlink() or not path.is_file():
+            problems.append(f"{name} is a link or not a plain file: a bundle holds files only")
+        elif sha256_file(path) != digest:
+            problems.append(f"{name} differs from the sha256 {SUMS} lists for it: changed "
+                            "after certify")
+    return problems
+
+
+def waiver_problem(case_id: str, entries: Sequence[Any], run_date: dt.date) -> str | None:
+    """Why an XFAIL of case_id is not allowed by the baseline's entries, or None: a waiver
+    entry (a truthy `waiver`) covering the case, with a reason and an expiry not before the
+    run's date. An expected failure that is no waiver does not do."""
+    covering = [e for e in entries if id_matches(case_id, e.cases)]
+    waivers = [e for e in covering if getattr(e, "waiver", False)]
+    if not waivers:
+        if covering:
+            return (f"XFAIL {case_id}: entry {covering[0].number} of {BASELINE} expects its "
+                    "failure but is not a waiver: a certification allows only failures waived "
+                    "with `waiver: true`, a reason and an expiry (docs/baselines.md)")
+        return (f"XFAIL {case_id}: no entry of {BASELINE} covers it: an expected failure "
+                "needs a waiver in the bundled baseline")
+    why = []
+    for e in waivers:
+        reason = getattr(e, "reason", "")
+        expires = getattr(e, "expires", None)
+        if not (isinstance(reason, str) and reason.strip()):
+            why.append(f"waiver entry {e.number} ({e.cases!r}) gives no reason")
+        elif expires is None:
+            why.append(f"waiver entry {e.number} ({e.cases!r}) has no expiry")
+        elif expires < run_date:
+            why.append(f"waiver entry {e.number} ({e.cases!r}) expired on "
+                       f"{expires.isoformat()}, before the run of {run_date.isoformat()}")
+        else:
+            return None
+    return f"XFAIL {case_id}: " + "; ".join(why)
+
+
+def check_statuses(found: Sequence[Result], needed: frozenset[str],
+                   baseline: baselines.Baseline | None, run_date: dt.date) -> list[str]:
+    """Problems of the results' statuses (module docstring): one line per status for the
+    plainly disallowed ones (FAIL: 24 cases, e.g. ...), one per XFAIL that no valid waiver
+    covers."""
+    bad: dict[str, list[str]] = defaultdict(list)
+    problems = []
+    for r in found:
+        if r.status in ALLOWED or (r.status == "NOT_SUPPORTED" and r.id not in needed):
+            continue
+        if r.status == "XFAIL":
+            if baseline is None:
+                bad["XFAIL (no baseline in the bundle)"].append(r.id)
+                continue
+            wrong = waiver_problem(r.id, baseline.entries, run_date)
+            if wrong:
+                problems.append(wrong)
+            continue
+        bad[r.status].append(r.id)
+    for status, ids in bad.items():
+        what = ("a case the claimed level needs: a certification allows it only for cases the "
+                "level does not need" if status == "NOT_SUPPORTED" else
+                "a certification allows PASS, QUALITY_WARNING, NOT_SUPPORTED where the level "
+                "does not need the case and XFAIL where a waiver covers it")
+        problems.insert(0, f"{status}: {len(ids)} case{'s' if len(ids) != 1 else ''} "
+                           f"({_some(ids)}); {what}")
+    return problems
+
+
+def _run_date(doc: dict[str, Any]) -> dt.date | None:
+    try:
+        return dt.datetime.fromisoformat(doc["started_at"]).date()
+    except ValueError:
+        return None
+
+
+def _environment(folder: Path, doc: dict[str, Any]) -> list[str]:
+    """Problems of environment.json: readable, of its format, and saying what results.json
+    says of the run."""
+    try:
+        env = json.loads((folder / ENVIRONMENT).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return [f"{ENVIRONMENT} does not read as JSON ({exc})"]
+    if not isinstance(env, dict) or env.get("format") != ENVIRONMENT_FORMAT:
+        return [f"{ENVIRONMENT} is not a {ENVIRONMENT_FORMAT} document"]
+    problems = []
+    backend = env.get("backend") if isinstance(env.get("backend"), dict) else {}
+    for key, theirs, ours in (
+            ("suite_version", env.get("suite_version"), doc["suite_version"]),
+            ("feature_level", env.get("feature_level"), doc["feature_level"]),
+            ("execution_flags", env.get("execution_flags"), doc.get("execution_flags", [])),
+            ("backend.name", backend.get("name"), doc["backend"].get("name")),
+            ("backend.class", backend.get("class"), doc["backend"].get("class"))):
+        if theirs != ours:
+            problems.append(f"{ENVIRONMENT} says {key} {theirs!r}, {RESULTS} {ours!r}: they "
+                            "are not of the same run")
+    committed = mustpass.committed().case_set_sha256
+    if env.get("case_set_sha256") != committed:
+        problems.append(f"{ENVIRONMENT} names case set sha256 {env.get('case_set_sha256')!r}, "
+                        f"not the committed one of suite {__version__} ({committed})")
+    return problems
+
+
+def _completeness(doc: dict[str, Any], ids: list[str], required: frozenset[str],
+                  level: str) -> list[str]:
+    """Problems of what the run was and covered: a certification of exactly the list."""
+    problems = []
+    execution = doc.get("execution") or {}
+    if execution.get("certify") is not True:
+        problems.append("the run was not a certification (execution.certify is not true): "
+                        "made by dmlconf run, not dmlconf certify")
+    if execution.get("tamper_proof") is not True:
+        problems.append("the run was not tamper-proof (execution.tamper_proof is not true): the "
+                        "backend ran in the judge's process")
+    if doc.get("shard"):
+        sh = doc["shard"]
+        problems.append(f"the results are shard {sh.get('index')}/{sh.get('count')} of a run: "
+                        "a certification runs the whole list, unsharded")
+    if execution.get("merged"):
+        problems.append("the results were merged from shards: a certification is one run")
+    if doc.get("load_errors") or doc.get("complete") is False:
+        problems.append(f"the run had {len(doc.get('load_errors') or [])} case file "
+                        "problem(s): incomplete")
+    counts: dict[str, int] = defaultdict(int)
+    for i in ids:
+        counts[i] += 1
+    twice = [i for i, n in counts.items() if n > 1]
+    if twice:
+        problems.append(f"{len(twice)} case(s) have more than one result ({_some(twice)})")
+    missing = required - counts.keys()
+    if missing:
+        problems.append(f"{len(missing)} of the {len(required)} cases of the mustpass list of "
+                        f"{level} have no result ({_some(missing)}): the run did not cover the "
+                        "list")
+    extra = counts.keys() - required
+    if extra:
+        problems.append(f"{len(extra)} results are of cases not on the mustpass list of "
+                        f"{level} ({_some(extra)}): a certification runs the list, nothing else")
+    return problems
+
+
+def _consistency(doc: dict[str, Any], found: list[Result], claimed: FeatureLevel,
+                 lists: mustpass.Mustpass) -> list[str]:
+    """Problems of what the document says against what its results give."""
+    problems = []
+    if doc["summary"] != summary(found):
+        problems.append(f"the summary recorded ({_counts(doc['summary'])}) is not the results' "
+                        f"({_counts(summary(found))}): results or summary edited")
+    recomputed = verdicts(found, claimed, lists)
+    for level in sorted(set(recomputed) | set(doc["verdict"])):
+        ours, theirs = recomputed.get(level), doc["verdict"].get(level)
+        if ours != theirs:
+            said = report.verdict_line(theirs) if isinstance(theirs, dict) else "none"
+            given = report.verdict_line(ours) if ours else "none"
+            problems.append(f"the verdict recorded at level {level} ({said}) is not the one "
+                            f"its results give ({given}): results or verdict edited")
+    mine = recomputed.get(str(claimed))
+    if mine is None or mine.get("conformant") is not True:
+        problems.append(f"the claimed level {claimed} is not conformant by its results: "
+                        f"{report.verdict_line(mine) if mine else 'no verdict'}")
+    return problems
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items() if v) or "none"
+
+
+def verify_folder(folder: Path, name: str | None = None) -> Verification:
+    """Verify the bundle unpacked in folder (module docstring)."""
+    v = Verification(name or str(folder))
+    v.problems += check_sums(folder)
+    missing = [f for f in REQUIRED if not (folder / f).is_file()]
+    v.problems += [f"{f} is missing from the bundle" for f in missing if f != SUMS]
+    if RESULTS in missing:
+        return v
+    try:
+        doc = read(folder / RESULTS)
+    except ResultsFileError as exc:
+        v.problems.append(str(exc).replace(str(folder / RESULTS), RESULTS, 1))
+        return v
+    v.claim = (f"backend {doc['backend'].get('name')} ({doc['backend'].get('class')}), "
+               f"feature level {doc['feature_level']}, suite {doc['suite_version']}, "
+               f"{len(doc['results'])} results")
+    if ENVIRONMENT not in missing:
+        v.problems += _environment(folder, doc)
+    if doc["suite_version"] != __version__:
+        v.problems.append(f"the bundle is of suite version {doc['suite_version']}, this is "
+                          f"dml-conformance {__version__}: verify it with dmlconf "
+                          f"{doc['suite_version']} (pip install dml-conformance=="
+                          f"{doc['suite_version']})")
+        return v
+    lists = mustpass.committed()
+    try:
+        claimed = FeatureLevel.parse(doc["feature_level"])
+    except ValueError as exc:
+        v.problems.append(f"{RESULTS}: feature_level {doc['feature_level']!r}: {exc}")
+        return v
+    required = lists.lists.get(str(claimed))
+    if required is None:
+        v.problems.append(f"suite {__version__} has no mustpass list for the claimed level "
+                          f"{claimed}")
+        return v
+    recorded = (doc.get("mustpass") or {}).get("case_set_sha256")
+    if recorded != lists.case_set_sha256:
+        v.problems.append(f"the results name mustpass lists of case set {recorded!r}, not the "
+                          f"committed {lists.case_set_sha256}")
+    found = [Result.from_json(r) for r in doc["results"]]
+    v.problems += _completeness(doc, [r.id for r in found], required, str(claimed))
+    baseline = None
+    if (folder / BASELINE).is_file():
+        try:
+            baseline = baselines.parse((folder / BASELINE).read_text(encoding="utf-8"),
+                                       BASELINE)
+        except (baselines.BaselineError, UnicodeDecodeError) as exc:
+            v.problems.append(f"{BASELINE} does not read, so no XFAIL can be checked: {exc}")
+    if doc.get("baseline") and not (folder / BASELINE).is_file():
+        v.problems.append(f"the run used the baseline {doc['baseline'].get('path')!r}, but "
+                          f"the bundle has no {BASELINE}")
+    run_date = _run_date(doc)
+    if run_date is None:
+        v.problems.append(f"{RESULTS}: started_at {doc['started_at']!r} is not a date and time")
+        run_date = dt.date.max
+    v.problems += check_statuses(found, required, baseline, run_date)
+    v.problems += _consistency(doc, found, claimed, lists)
+    if (folder / STATEMENT).is_file() and PLACEHOLDER in (folder / STATEMENT).read_text(
+            encoding="utf-8", errors="replace"):
+        v.notes.append(f"{STATEMENT} is still the template: who makes the claim is not filled "
+                       "in")
+    return v
+
+
+def _unzip(path: Path, into: Path) -> Path:
+    """Unpack the zip into `into` (names checked: no absolute path, no '..', at most
+    MAX_UNZIPPED bytes); the bundle's folder: its one top-level folder, or `into`."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            members = z.infolist()
+            if sum(m.file_size for m in members) > MAX_UNZIPPED:
+                raise BundleError(f"{path}: unpacks to more than {MAX_UNZIPPED >> 30} GiB")
+            for m in members:
+                parts = PurePosixPath(m.filename).parts
+                if m.filename.startswith(("/", "\\")) or ".." in parts or ":" in m.filename:
+                    raise BundleError(f"{path}: member {m.filename!r} is not a plain relative "
+                                      "path")
+            z.extractall(into)
+    except zipfile.BadZipFile as exc:
+        raise BundleError(f"{path}: not a zip file ({exc})") from None
+    tops = list(into.iterdir())
+    return tops[0] if len(tops) == 1 and tops[0].is_dir() else into
+
+
+def verify(bundle: str | Path) -> Verification:
+    """Verify a bundle, a folder or its .zip. BundleError when it is neither."""
+    path = Path(bundle)
+    if path.is_dir():
+        return verify_folder(path)
+    if not path.is_file():
+        raise BundleError(f"{path}: no such folder or file")
+    with tempfile.TemporaryDirectory(prefix="dmlconf-verify-") as tmp:
+        return verify_folder(_unzip(path, Path(tmp)), str(path))
