@@ -232,8 +232,14 @@ def test_not_supported_cases_are_summarised_per_reason_with_their_ids() -> None:
     assert [(html.unescape(reason), int(n)) for n, _, reason, _ in groups] == \
         report.unsupported_reasons(doc["results"])
     assert sorted(int(n) for n, *_ in groups) == sorted(map(len, by_reason.values()))
+    first = {}
+    for r in unsupported:
+        first.setdefault(r["message"], r)
     for n, words, reason, blocks in groups:
         assert words == f"{n} cases"
+        # the command that reruns the reason's first case alone
+        repro = report.repro_command(doc, first[html.unescape(reason)])
+        assert f'<code class="repro">{html.escape(repro)}</code>' in blocks
         ids = [line for block in re.findall(r'<div class="ids mono"[^>]*>([^<]*)</div>', blocks)
                for line in block.split("\n")]
         assert sorted(ids) == sorted(by_reason[html.unescape(reason)])

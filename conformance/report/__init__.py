@@ -715,16 +715,20 @@ def unsupported_reasons(results: list[dict[str, Any]]) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def _id_groups(results: list[dict[str, Any]], status: str, op_index: dict[str, str],
+def _id_groups(doc: dict[str, Any], status: str, op_index: dict[str, str],
                ) -> list[dict[str, Any]]:
     """The results of a status as groups of ids for the HTML report: NOT_SUPPORTED by reason
     (the most frequent first), PASS as one group; in each group one block of ids (one a line)
-    per operators and data type, which the filters show or hide whole."""
+    per operators and data type, which the filters show or hide whole, and the command that
+    reruns the group's first case alone (one that holds below the claimed level runs at its
+    own level)."""
     groups: dict[str, dict[tuple[str, str], list[str]]] = {}
-    for r in results:
+    first: dict[str, dict[str, Any]] = {}
+    for r in doc["results"]:
         if r["status"] != status:
             continue
         reason = str(r.get("message") or "") if status == "NOT_SUPPORTED" else ""
+        first.setdefault(reason, r)
         ops = " ".join(op_index[str(op)] for op in r.get("operators") or [])
         # one id a line: a line end inside an id (none is loaded so) would split it
         case_id = " ".join(str(r["id"]).splitlines())
@@ -732,6 +736,7 @@ def _id_groups(results: list[dict[str, Any]], status: str, op_index: dict[str, s
     out = []
     for reason, blocks in groups.items():
         out.append({"reason": reason, "count": sum(map(len, blocks.values())),
+                    "repro": repro_command(doc, first[reason]),
                     "blocks": [{"ops": ops, "dtype": dtype, "n": len(ids),
                                 "ids": "\n".join(ids)}
                                for (ops, dtype), ids in sorted(blocks.items())]})
@@ -822,8 +827,8 @@ def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
                      "diagnosis": diagnosis_of(r)})
     rows.sort(key=lambda x: rank.get(x["r"]["status"], len(rank)))  # stable: run order kept
     sections = {name: [x for x in rows if x["section"] == name] for name, _ in SECTIONS}
-    unsupported = _id_groups(results, "NOT_SUPPORTED", op_index)
-    passing = _id_groups(results, "PASS", op_index)
+    unsupported = _id_groups(doc, "NOT_SUPPORTED", op_index)
+    passing = _id_groups(doc, "PASS", op_index)
     totals = {name: len(rows) for name, rows in sections.items()}
     totals.update(unsupported=sum(g["count"] for g in unsupported),
                   passing=sum(g["count"] for g in passing))
