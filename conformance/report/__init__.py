@@ -14,7 +14,14 @@ carries an `ambiguous` <property>. Case files that could not be loaded are one <
 classname="load"> per file, with an <error> per problem.
 
 The HTML report (`render_html`, templates/report.html.j2) is one file with inline CSS and JS,
-and an inline SVG histogram of the margins drawn here (`margin_histogram`), not by a script.
+and an inline SVG histogram of the margins drawn here (`margin_histogram`), not by a script. It
+opens on the failures (SECTIONS), lists NOT_SUPPORTED cases by reason and PASS cases as
+collapsed lists of ids (no row each: a run of 60,000 cases stays light), its filters move every
+section's count, and its matrices have the operators as columns, to fit a 1,280 px window.
+
+A level whose every mandatory case is NOT_SUPPORTED reads "not claimed: <reasons>" in every
+report (`not_claimed`, `unclaimed_reasons`), never "NOT conformant"; zero counts are neutral
+(`count_class`); every count takes its noun's number (results.counted).
 
 Every report lists QUALITY_WARNING cases apart (they pass: results.PASSING), states the run's
 execution flags ("NONE" when none), the margins closest to the legal bound and a diagnosis

@@ -200,7 +200,7 @@ def full_document(big: int = 1000) -> dict:
 
 #: The narrow-backend run: the stand-in claiming one operator on a slice of the committed cases
 #: (the documented cases and the layouts family: every operator, 731 cases).
-NARROW_BACKEND = "narrow_backend.py:NarrowBackend"
+NARROW_BACKEND = "narrow_backends.py:NarrowBackend"
 NARROW_SLICE = ("documented", "generated/layouts")
 
 
@@ -221,7 +221,7 @@ def _narrow_run() -> str:
 
 
 def narrow_document() -> dict:
-    """The results document of a real run of tests/support/narrow_backend.py (one operator,
+    """The results document of a real run of tests/support/narrow_backends.py (one operator,
     four data types, the Orders swapped) on NARROW_SLICE: FAILs among hundreds of NOT_SUPPORTED
     cases of a dozen reasons, levels 1_0 and 2_0 all NOT_SUPPORTED. Run once per session; a
     fresh copy each call."""

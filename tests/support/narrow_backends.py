@@ -6,7 +6,7 @@ SwappedOrderBackend). A run of it is what a backend implementing a slice of Dire
 mostly NOT_SUPPORTED, for several reasons ("the backend does not implement RESAMPLE", "the
 backend does not run DEPTH_TO_SPACE1 with INT64 ..."), with FAILs among them, and feature levels
 whose every mandatory case is NOT_SUPPORTED (1_0 and 2_0: no DEPTH_TO_SPACE1 there). The report
-tests render such runs (`dmlconf run --backend tests/support/narrow_backend.py:NarrowBackend`).
+tests render such runs (`dmlconf run --backend tests/support/narrow_backends.py:NarrowBackend`).
 """
 
 from __future__ import annotations
