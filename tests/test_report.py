@@ -574,8 +574,9 @@ def test_not_claimed_words_without_the_results_and_with_many_reasons() -> None:
          "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 5, "XFAIL": 0, "XPASS": 0}
     assert report.not_claimed(v)
     assert report._verdict_word(v) == "not claimed: every mandatory case is NOT_SUPPORTED"
-    assert report.verdict_line(v) == ("not claimed (5 mandatory cases, all NOT_SUPPORTED): "
-                                      "every mandatory case is NOT_SUPPORTED")
+    assert report.verdict_line(v) == "not claimed (5 mandatory cases, all NOT_SUPPORTED)"
+    assert report.verdict_line(v, [("no A", 5)]) == (
+        "not claimed (5 mandatory cases, all NOT_SUPPORTED): no A (5 cases)")
     many = [("no A", 2), ("no B", 1), ("no C", 1), ("no D", 1)]
     assert report._verdict_word(v, many) == ("not claimed: no A (2 cases); no B (1 case); "
                                              "no C (1 case); and 1 other reason")

@@ -537,13 +537,13 @@ def verdict_line(v: dict[str, Any], reasons: list[tuple[str, int]] | None = None
     only for a run that covered the level's mustpass list; "N of M mustpass cases run: no
     verdict (...)" for a partial one; a NOT conformant partial run says what it covered; a
     level whose mandatory cases were all NOT_SUPPORTED "not claimed (N mandatory cases, all
-    NOT_SUPPORTED): <reasons>"."""
+    NOT_SUPPORTED): <reasons>" (`verdict_lines` gives the reasons)."""
     word = _verdict_word(v, reasons)
     if not v.get("mandatory"):
         return word
     if not_claimed(v):
-        return (f"not claimed ({counted(v['mandatory'], 'mandatory case')}, all "
-                f"NOT_SUPPORTED): {reasons_text(reasons)}")
+        line = f"not claimed ({counted(v['mandatory'], 'mandatory case')}, all NOT_SUPPORTED)"
+        return f"{line}: {reasons_text(reasons)}" if reasons else line
     xfail = f", XFAIL {v['XFAIL']}" if v.get("XFAIL") else ""
     xfail = (f", TIMEOUT {v['TIMEOUT']}" if v.get("TIMEOUT") else "") + xfail
     partial = coverage(v) if v.get("conformant") is False else None
