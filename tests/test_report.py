@@ -18,7 +18,10 @@ from tests.support.documents import (
     EVIL,
     PAYLOADS,
     document,
+    full_document,
     hostile_document,
+    mixed_document,
+    narrow_document,
     result,
 )
 
@@ -153,7 +156,7 @@ def test_markdown_limits_the_table(doc: dict) -> None:
     md = report.render_markdown(doc, max_failures=1)
     assert "documented/depth_to_space1/bad | FAIL" in md
     assert "documented/resample1/boom" not in md
-    assert "… and 3 more FAIL/ERROR/TIMEOUT case(s) (4 in all)" in md
+    assert "… and 3 more FAIL/ERROR/TIMEOUT cases (4 in all)" in md
 
 
 def test_run_writes_junit_and_markdown(tmp_path: Path, dmlconf: Dmlconf) -> None:
@@ -262,7 +265,7 @@ def test_markdown_timeout_crash_incomplete_shard_and_execution() -> None:
     assert ("**shard 2 of 4: 10 of 40 cases; the verdict covers this shard only (join "
             "shards with \\`dmlconf merge\\`)**") in md
     assert "- cases/x.yaml:3: bad \\| key" in md
-    assert ("| Execution | 4 worker(s); isolated: yes; per-case timeout 30.0 s; "
+    assert ("| Execution | 4 workers; isolated: yes; per-case timeout 30.0 s; "
             "memory cap 2 GiB |") in md
     assert "### FAIL, ERROR, TIMEOUT cases" in md
     assert ("| a/slow | TIMEOUT | ran past the per-case timeout of 2 s "
@@ -275,25 +278,30 @@ def test_execution_and_shard_lines() -> None:
     assert report.execution_text(None) is None
     assert report.execution_text({"workers": 1, "isolated": False, "timeout_s": None,
                                   "memory_cap_bytes": None, "resumed_cases": 3}) == (
-        "1 worker(s); isolated: no; no per-case timeout; no memory cap; resumed_cases 3")
+        "1 worker; isolated: no; no per-case timeout; no memory cap; resumed_cases 3")
     assert report.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
                                   "memory_cap_bytes": 512 * 2 ** 20}) == (
-        "2 worker(s); isolated: yes; per-case timeout 5 s; memory cap 512 MiB")
+        "2 workers; isolated: yes; per-case timeout 5 s; memory cap 512 MiB")
     assert report.execution_text({"workers": 1, "isolated": False, "timeout_s": None,
                                   "memory_cap_bytes": None, "resumed_cases": 0,
                                   "cases_per_worker": None, "thread_environment": {}}) == (
-        "1 worker(s); isolated: no; no per-case timeout; no memory cap")
+        "1 worker; isolated: no; no per-case timeout; no memory cap")
     assert report.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
                                   "memory_cap_bytes": None, "cases_per_worker": 1,
                                   "retries": 2, "thread_environment": {"OMP_NUM_THREADS": "1"}}
                                  ) == (
-        "2 worker(s); isolated: yes; per-case timeout 5 s; no memory cap; a fresh worker every "
-        "1 case(s); failing cases retried 2 time(s); workers' thread pools OMP_NUM_THREADS=1")
+        "2 workers; isolated: yes; per-case timeout 5 s; no memory cap; a fresh worker for every "
+        "case; failing cases retried 2 times; workers' thread pools OMP_NUM_THREADS=1")
+    assert report.execution_text({"workers": 1, "isolated": True, "timeout_s": 5,
+                                  "memory_cap_bytes": None, "cases_per_worker": 50,
+                                  "retries": 1}) == (
+        "1 worker; isolated: yes; per-case timeout 5 s; no memory cap; a fresh worker every "
+        "50 cases; failing cases retried 1 time")
     assert report.execution_text({"merged": [
         {"shard": "1/2", "execution": {"workers": 2, "isolated": True, "timeout_s": 5,
                                        "memory_cap_bytes": None}},
         {"shard": "2/2", "execution": None}]}) == (
-        "merged from 2 shard(s): shard 1/2: 2 worker(s); isolated: yes; per-case timeout 5 s; "
+        "merged from 2 shards: shard 1/2: 2 workers; isolated: yes; per-case timeout 5 s; "
         "no memory cap | shard 2/2: ?")
     assert report.shard_line({"shard": None}) is None and report.shard_line({}) is None
     assert report.incomplete_line({"complete": True, "load_errors": []}) is None
@@ -358,7 +366,7 @@ def test_markdown_escapes_hostile_payloads() -> None:
     readings = table_rows(md_section(md, "Diagnosis summary"))
     assert len(readings) == 2  # the two numeric counts; "(not recognised)" is a sentence
     assert all(len(re.findall(r"(?<!\\)\|", row)) == 4 for row in readings), readings
-    assert "1 of 1 FAIL(s) matched no reading" in md  # from the document's diagnoses
+    assert "1 of 1 FAIL matched no reading" in md  # from the document's diagnoses
     assert "**Execution flags: &lt;script&gt;" in md
     assert "{{7*7}}" in md  # Markdown does not evaluate it; nor did Jinja
 
@@ -464,13 +472,13 @@ def test_markdown_limits_the_warnings_list() -> None:
                            margin=0.5) for i in range(4)])
     md = report.render_markdown(doc, max_failures=3)
     assert len(table_rows(md_section(md, "QUALITY_WARNING cases"))) == 3
-    assert "… and 1 more QUALITY_WARNING case(s) (4 in all); see the results JSON." in md
+    assert "… and 1 more QUALITY_WARNING case (4 in all); see the results JSON." in md
 
 
 def test_markdown_gives_the_largest_margin_and_the_ten_closest_to_the_bound() -> None:
     md = report.render_markdown(graded_document())
     margins = md_section(md, "Margins")
-    assert ("3 case(s) judged within a bound, 3 without a margin (bit-exact or not judged); "
+    assert ("3 cases judged within a bound, 3 without a margin (bit-exact or not judged); "
             "1 beyond the bound. Largest margin: 4.5 (generated/tables/resample1/e/float32, "
             "FAIL).") in margins
     assert table_rows(margins) == [
@@ -494,7 +502,7 @@ def test_markdown_diagnosis_column_and_summary() -> None:
     summary = md_section(md, "Diagnosis summary")
     words = CATALOGUE["other-order"].reading
     assert table_rows(summary) == [f"| other-order | 1 | {report.md_cell(words, 400)} |"]
-    assert "1 of 2 FAIL(s) matched no reading of the catalogue of misreadings." in summary
+    assert "1 of 2 FAILs matched no reading of the catalogue of misreadings." in summary
 
 
 def test_diagnosis_summary_from_the_document_or_the_results() -> None:
@@ -529,8 +537,88 @@ def test_execution_flags_none_and_from_an_older_document() -> None:
                                             "DISABLE_META_COMMANDS"]}
     assert report.flags_text(doc) == "ALLOW_HALF_PRECISION_COMPUTATION|DISABLE_META_COMMANDS"
     assert report.execution_text(doc["execution"]) == (
-        "1 worker(s); isolated: no; no per-case timeout; no memory cap")  # said apart
+        "1 worker; isolated: no; no per-case timeout; no memory cap")  # said apart
     assert "| Execution flags | ALLOW_HALF_PRECISION_COMPUTATION\\|DISABLE_META_COMMANDS |" in \
         report.render_markdown(doc)
     assert report.repro_command(doc, "a/ok").endswith(
         "--execution-flags ALLOW_HALF_PRECISION_COMPUTATION,DISABLE_META_COMMANDS")
+
+
+# -- levels not claimed, NOT_SUPPORTED by reason, plurals ----------------------------------------
+def test_a_level_all_not_supported_is_not_claimed_in_every_report() -> None:
+    doc = narrow_document()
+    words = report.verdict_words(doc)
+    reasons = report.unclaimed_reasons(doc)
+    assert sorted(reasons) == ["1_0", "2_0"]  # the levels it claims nothing of
+    assert reasons["1_0"] == [("the backend does not implement DEPTH_TO_SPACE", 18),
+                              ("the backend does not implement SPACE_TO_DEPTH", 18)]
+    assert words["1_0"] == ("not claimed: the backend does not implement DEPTH_TO_SPACE "
+                            "(18 cases); the backend does not implement SPACE_TO_DEPTH (18 cases)")
+    assert words["2_1"] == "NOT conformant"
+    assert report.verdict_lines(doc)["1_0"] == (
+        "not claimed (36 mandatory cases, all NOT_SUPPORTED): the backend does not implement "
+        "DEPTH_TO_SPACE (18 cases); the backend does not implement SPACE_TO_DEPTH (18 cases)")
+    assert report.verdict_lines(doc)["2_1"].startswith("NOT conformant (43/378 mandatory cases "
+                                                       "pass; FAIL 2, ERROR 0, NOT_SUPPORTED 333")
+    props = {p.get("name"): p.get("value")
+             for p in parse(report.render_junit(doc)).findall("testsuite/properties/property")}
+    assert props["verdict.1_0"] == words["1_0"] and props["verdict.2_0"] == words["2_0"]
+    assert props["verdict.2_1"] == "NOT conformant"
+    md = report.render_markdown(doc)
+    assert f"| 1_0 | {report.md_cell(words['1_0'], 400)} | 36 | 0 | 0 | 0 | 0 | 0 | 36 |" in md
+    assert "| 2_1 | NOT conformant | 378 |" in md
+
+
+def test_not_claimed_words_without_the_results_and_with_many_reasons() -> None:
+    v = {"conformant": False, "mandatory": 5, "PASS": 0, "QUALITY_WARNING": 0, "FAIL": 0,
+         "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 5, "XFAIL": 0, "XPASS": 0}
+    assert report.not_claimed(v)
+    assert report._verdict_word(v) == "not claimed: every mandatory case is NOT_SUPPORTED"
+    assert report.verdict_line(v) == "not claimed (5 mandatory cases, all NOT_SUPPORTED)"
+    assert report.verdict_line(v, [("no A", 5)]) == (
+        "not claimed (5 mandatory cases, all NOT_SUPPORTED): no A (5 cases)")
+    many = [("no A", 2), ("no B", 1), ("no C", 1), ("no D", 1)]
+    assert report._verdict_word(v, many) == ("not claimed: no A (2 cases); no B (1 case); "
+                                             "no C (1 case); and 1 other reason")
+    # a FAIL, or no NOT_SUPPORTED, or nothing mandatory: not "not claimed"
+    assert not report.not_claimed({**v, "NOT_SUPPORTED": 4, "FAIL": 1})
+    assert not report.not_claimed({**v, "mandatory": 0, "NOT_SUPPORTED": 0})
+    doc = document([result("documented/depth_to_space1/a", "NOT_SUPPORTED", "no X",
+                           feature_level="2_1"),
+                    result("documented/depth_to_space1/b", "NOT_SUPPORTED", "no Y",
+                           feature_level="2_1", ambiguous="two readings"),
+                    result("documented/depth_to_space1/c", "NOT_SUPPORTED", "no Z",
+                           feature_level="not a level")])
+    doc["verdict"]["2_1"] = {**v, "mandatory": 1, "NOT_SUPPORTED": 1}
+    # the mandatory cases only (not the ambiguous one); a level that does not parse is skipped
+    assert report.unclaimed_reasons(doc) == {"2_1": [("no X", 1)]}
+    assert report.verdict_words(doc)["2_1"] == "not claimed: no X (1 case)"
+
+
+def test_markdown_counts_not_supported_cases_by_reason() -> None:
+    doc = narrow_document()
+    md = report.render_markdown(doc)
+    rows = table_rows(md_section(md, "NOT_SUPPORTED cases, by reason"))
+    assert rows == [f"| {report.md_cell(reason, 400)} | {n} |"
+                    for reason, n in report.unsupported_reasons(doc["results"])]
+    assert sum(n for _, n in report.unsupported_reasons(doc["results"])) == \
+        doc["summary"]["NOT_SUPPORTED"]
+    short = report.render_markdown(doc, max_failures=3)
+    assert len(table_rows(md_section(short, "NOT_SUPPORTED cases, by reason"))) == 3
+    assert "… and 11 more reasons; see the results JSON." in short
+    assert "### NOT_SUPPORTED" not in report.render_markdown(document([result("a/b", "PASS")]))
+
+
+@pytest.mark.parametrize("make", [mixed_document, hostile_document, narrow_document,
+                                  full_document, graded_document])
+def test_no_report_counts_with_a_parenthesised_plural(make: object) -> None:
+    """Every count in every report takes the noun's number (results.counted): "1 case",
+    "2 workers", never "case(s)"."""
+    doc = make()  # type: ignore[operator]
+    # the results' own text is data, shown as it is: only the reports' words are checked
+    doc = json.loads(json.dumps(doc).replace("(s)", ""))
+    doc["execution"] = {"workers": 1, "isolated": True, "timeout_s": 5, "memory_cap_bytes": None,
+                        "cases_per_worker": 3, "retries": 1}
+    for render in report.RENDERERS.values():
+        text = render(doc)
+        assert not re.search(r"\w\(s\)", text), re.search(r".{40}\w\(s\).{20}", text)

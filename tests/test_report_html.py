@@ -27,8 +27,10 @@ from tests.support.documents import (
     PAYLOADS,
     WARNED_ID,
     document,
+    full_document,
     hostile_document,
     mixed_document,
+    narrow_document,
     result,
     synthetic_document,
 )
@@ -90,14 +92,15 @@ def test_renders_documented_runs(dmlconf: Dmlconf, backend: str) -> None:
     assert_self_contained(text)
     assert shown_counts(text) == doc["summary"]
     assert f'data-total>{len(doc["results"])}<' in text
-    rows = re.findall(r'<details class="case" data-status="(\w+)"', text)
-    assert len(rows) == sum(r["status"] != "PASS" for r in doc["results"])
-    for level, v in doc["verdict"].items():
+    rows = re.findall(r'<details class="case" data-section="\w+" data-status="(\w+)"', text)
+    assert len(rows) == sum(r["status"] not in ("PASS", "NOT_SUPPORTED")
+                            for r in doc["results"])
+    for level, word in report.verdict_words(doc).items():
         assert f'<tr data-level="{level}"><td>{level}</td>' in text
-        assert html.escape(report._verdict_word(v), quote=False) in text
+        assert html.escape(word, quote=False) in text
     assert html.escape(doc["case_set_sha256"]) in text
     if backend == "numpy":
-        assert not rows and "every decisive case passed" in text
+        assert not rows and "None: no decisive case FAILed, ERRORed or TIMED OUT." in text
     else:
         assert rows and set(rows) == {"FAIL"}
         bad = next(r for r in doc["results"] if r["status"] == "FAIL")
@@ -121,21 +124,28 @@ def test_markup_is_escaped() -> None:
     assert_self_contained(text)
 
 
+def section(text: str, name: str) -> str:
+    """The HTML of a section of the case list: from its <div id=NAME> to the next heading."""
+    return re.search(rf'<div id="{name}">(.*?)(?:<h2|<script>)', text, re.S).group(1)
+
+
 def test_sections_and_matrices() -> None:
     doc = mixed_document()
     text = report.render_html(doc)
 
-    def section(name: str) -> str:
-        return re.search(rf'<div id="{name}">(.*?)(?:<h2>|<script>)', text, re.S).group(1)
-
-    assert "generated/layouts/depth_to_space1/bad/float16" in section("failures")
-    assert "documented/resample1/boom" in section("failures")
-    assert "documented/resample1/unclear" not in section("failures")
-    assert "documented/resample1/unclear" in section("ambiguous")
-    assert "XFAIL" in section("baseline") and "XPASS" in section("baseline")
-    assert WARNED_ID in section("warnings")
-    assert all(WARNED_ID not in section(name) for name in ("failures", "baseline", "ambiguous"))
-    assert "legal: spec-notes" in section("info")
+    assert "generated/layouts/depth_to_space1/bad/float16" in section(text, "failures")
+    assert "documented/resample1/boom" in section(text, "failures")
+    assert "documented/resample1/unclear" not in section(text, "failures")
+    assert "documented/resample1/unclear" in section(text, "ambiguous")
+    assert 'data-status="XFAIL"' in section(text, "xfail")
+    assert 'data-status="XPASS"' in section(text, "xpass")
+    assert "generated/tables/z" in section(text, "unsupported")
+    assert "generated/tables/z" not in section(text, "failures")
+    assert "documented/depth_to_space1/ok" in section(text, "passing")
+    assert WARNED_ID in section(text, "warnings")
+    assert all(WARNED_ID not in section(text, name)
+               for name in ("failures", "xpass", "xfail", "ambiguous"))
+    assert "legal: spec-notes" in section(text, "info")
     assert report.case_data_type(doc["results"][1]) == "FLOAT16"
     assert report.case_data_type({"id": "generated/roundtrip/a/b1/float32-a"}) == "FLOAT32"
     assert report.case_data_type({"id": "documented/resample1/boom"}) == "-"
@@ -146,10 +156,144 @@ def test_sections_and_matrices() -> None:
         "FLOAT32/UINT8"
     assert report.case_family({"id": "documented/x", "tags": ["documented"]}) == "documented"
     assert report.case_family({"id": "generated/offsets/x", "tags": ["offsets"]}) == "offsets"
+    # the operators are the columns (fewer than data types or families), their names
+    # breakable after an underscore, with the full name as the title; data types and
+    # families are the rows
     dtype = re.search(r'<table class="matrix" id="matrix-dtype">.*?</table>', text, re.S)
-    assert ">FLOAT16<" in dtype.group(0) and ">-<" in dtype.group(0)
+    header = dtype.group(0).splitlines()[1]
+    assert header == ('<tr><th>Data type \\ operator</th><th title="DEPTH_TO_SPACE1">DEPTH_<wbr>'
+                      'TO_<wbr>SPACE1</th><th title="RESAMPLE1">RESAMPLE1</th></tr>')
+    assert re.findall(r"<tr><th>([^<]*)</th><td", dtype.group(0)) == ["FLOAT16", "FLOAT32", "-"]
     family = re.search(r'<table class="matrix" id="matrix-family">.*?</table>', text, re.S)
-    assert ">documented<" in family.group(0) and ">offsets<" in family.group(0)
+    assert re.findall(r"<tr><th>([^<]*)</th><td", family.group(0)) == [
+        "documented", "layouts", "offsets", "tables", "weird"]
+
+
+def test_the_full_matrix_has_an_operator_a_column() -> None:
+    """The widest matrices (every operator, data type and family; every status in a cell) have
+    one column per operator of the suite and one row per data type or family, each cell a
+    status a line; the browser test measures that they fit a 1,280 px window."""
+    from conformance import ops
+
+    text = report.render_html(full_document())
+    dtype = re.search(r'<table class="matrix" id="matrix-dtype">.*?</table>', text, re.S).group(0)
+    assert re.findall(r'<th title="([^"]*)">', dtype) == sorted(ops.OPERATORS)
+    types = re.findall(r"<tr><th>([^<]*)</th><td", dtype)
+    assert {"FLOAT16", "FLOAT32/FLOAT16", "UINT64", "-"} <= set(types) and len(types) == 13
+    full = re.search(r'<td class="st-ERROR" title="PASS 1, QUALITY_WARNING 1, FAIL 1, ERROR 1, '
+                     r'TIMEOUT 1, NOT_SUPPORTED 1, XFAIL 1, XPASS 1">((?:<span>[^<]*</span>)+)'
+                     r'</td>', dtype)
+    assert full and full.group(1).count("<span>") == 8 and "<span>N/S 1</span>" in full.group(1)
+
+
+def test_failures_first_then_xpass_warnings_xfail_ambiguous_unsupported_passing() -> None:
+    doc = document([
+        result("a/pass", "PASS"), result("a/ns", "NOT_SUPPORTED", "the backend does not X"),
+        result("a/xfail", "XFAIL", "known"), result("a/warned", "QUALITY_WARNING", "w"),
+        result("a/timeout", "TIMEOUT", "ran past"), result("a/xpass", "XPASS", "passes"),
+        result("a/error", "ERROR", "raised"), result("a/fail-1", "FAIL", "differs"),
+        result("a/unclear", "FAIL", "differs", ambiguous="two readings"),
+        result("a/fail-2", "FAIL", "differs")])
+    doc["baseline"] = {"path": "b.yaml", "xpass": ["a/xpass"], "stale": []}
+    text = report.render_html(doc)
+    headings = re.findall(r'<h2 id="h-(\w+)">', text)
+    assert headings == ["failures", "xpass", "warnings", "xfail", "ambiguous", "unsupported",
+                        "passing"]
+    assert text.index('id="h-passing"') < text.index('id="matrix-dtype"')  # before the rest
+    rows = re.findall(r'<details class="case" data-section="(\w+)" data-status="(\w+)"'
+                      r'[^>]*data-id="([^"]*)"', text)
+    assert rows == [("failures", "FAIL", "a/fail-1"), ("failures", "FAIL", "a/fail-2"),
+                    ("failures", "ERROR", "a/error"), ("failures", "TIMEOUT", "a/timeout"),
+                    ("xpass", "XPASS", "a/xpass"), ("warnings", "QUALITY_WARNING", "a/warned"),
+                    ("xfail", "XFAIL", "a/xfail"), ("ambiguous", "FAIL", "a/unclear")]
+    # PASS and NOT_SUPPORTED are no rows: ids in collapsed groups
+    groups = re.findall(r'<details class="group" data-status="(\w+)" data-count="(\d+)">', text)
+    assert groups == [("NOT_SUPPORTED", "1"), ("PASS", "1")]
+    assert "<details open" not in text
+    assert re.findall(r'<option value="(\w+)">', text)[:8] == list(report.LIST_ORDER)
+    # empty sections are left out, failures excepted
+    lean = report.render_html(document([result("a/pass", "PASS")]))
+    assert re.findall(r'<h2 id="h-(\w+)">', lean) == ["failures", "passing"]
+
+
+def test_not_supported_cases_are_summarised_per_reason_with_their_ids() -> None:
+    doc = narrow_document()
+    text = report.render_html(doc)
+    unsupported = [r for r in doc["results"] if r["status"] == "NOT_SUPPORTED"]
+    by_reason: dict[str, list[str]] = {}
+    for r in unsupported:
+        by_reason.setdefault(r["message"], []).append(r["id"])
+    assert len(by_reason) > 10 and len(unsupported) > 600  # a narrow backend's run
+    groups = re.findall(
+        r'<details class="group" data-status="NOT_SUPPORTED" data-count="(\d+)">\n<summary>'
+        r'<span class="badge st-NOT_SUPPORTED">NOT_SUPPORTED</span> <span class="group-count">'
+        r'([^<]*)</span>: <span class="group-text">([^<]*)</span></summary>\n(.*?)</details>',
+        section(text, "unsupported"), re.S)
+    assert [(html.unescape(reason), int(n)) for n, _, reason, _ in groups] == \
+        report.unsupported_reasons(doc["results"])
+    assert sorted(int(n) for n, *_ in groups) == sorted(map(len, by_reason.values()))
+    first = {}
+    for r in unsupported:
+        first.setdefault(r["message"], r)
+    for n, words, reason, blocks in groups:
+        assert words == f"{n} cases"
+        # the command that reruns the reason's first case alone
+        repro = report.repro_command(doc, first[html.unescape(reason)])
+        assert f'<code class="repro">{html.escape(repro)}</code>' in blocks
+        ids = [line for block in re.findall(r'<div class="ids mono"[^>]*>([^<]*)</div>', blocks)
+               for line in block.split("\n")]
+        assert sorted(ids) == sorted(by_reason[html.unescape(reason)])
+    # the FAILs are the only rows: first, not among the NOT_SUPPORTED
+    rows = re.findall(r'<details class="case" data-section="(\w+)" data-status="(\w+)"', text)
+    assert rows == [("failures", "FAIL")] * doc["summary"]["FAIL"] and rows
+    assert '<span class="count" data-section="unsupported" data-total="686">686</span>' in text
+    assert f'data-section="failures" data-total="{len(rows)}">{len(rows)}</span>' in text
+    assert len(text.encode("utf-8")) < 400_000
+
+
+def test_a_level_whose_mandatory_cases_are_all_not_supported_reads_not_claimed() -> None:
+    doc = narrow_document()
+    text = report.render_html(doc)
+    verdict = dict(re.findall(r'<tr data-level="(\w+)"><td>\w+</td><td class="([\w-]+)" '
+                              r'data-verdict>', text))
+    words = {level: html.unescape(w) for level, w in
+             re.findall(r'<tr data-level="(\w+)"><td>\w+</td><td [^>]*>([^<]*)</td>', text)}
+    # 1_0 and 2_0 need DEPTH_TO_SPACE, SPACE_TO_DEPTH and RESAMPLE, which it does not implement
+    for level, ops in (("1_0", ["DEPTH_TO_SPACE", "SPACE_TO_DEPTH"]),
+                       ("2_0", ["RESAMPLE", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH"])):
+        v = doc["verdict"][level]
+        assert v["NOT_SUPPORTED"] == v["mandatory"] > 0 and v["conformant"] is False
+        assert verdict[level] == "not-claimed"
+        needed = [r for r in doc["results"] if r["feature_level"] <= level
+                  and not r["ambiguous"]]
+        assert words[level] == "not claimed: " + "; ".join(
+            f"the backend does not implement {op} "
+            f"({sum(r['operators'] == [op] for r in needed)} cases)" for op in ops)
+        assert "NOT conformant" not in words[level]
+    # a level with FAILs among its NOT_SUPPORTED is not conformant
+    assert words["2_1"] == "NOT conformant" and verdict["2_1"] == "no"
+    assert doc["verdict"]["2_1"]["FAIL"] > 0
+
+
+def test_zero_counts_are_neutral_and_only_counts_there_are_coloured() -> None:
+    doc = mixed_document()
+    text = report.render_html(doc)
+    counts = re.search(r'<table id="counts">.*?</table>', text, re.S).group(0)
+    classes = {status: cls for cls, status in
+               re.findall(r'<td class="([\w-]+)" data-status="(\w+)">', counts)}
+    assert classes == {s: "zero" if doc["summary"][s] == 0 else f"st-{s}"
+                                 for s in STATUSES}
+    assert classes["TIMEOUT"] == "zero" and classes["FAIL"] == "st-FAIL"
+    ambiguous = dict((s, c) for c, s in
+                     re.findall(r'<td class="([\w-]+)" data-ambiguous-status="(\w+)">', counts))
+    assert ambiguous["FAIL"] == "st-FAIL" and ambiguous["ERROR"] == "zero"
+    verdict = re.search(r'<tr data-level="2_1">.*?</tr>', text).group(0)
+    # level, verdict, mandatory, then one count per status
+    tds = re.findall(r'<td(?: class="([\w-]+)")?[^>]*>([^<]*)</td>', verdict)[3:]
+    assert [c for c, _ in tds] == ["zero" if n == "0" else f"st-{s}"
+                                   for s, (_, n) in zip(STATUSES, tds, strict=True)]
+    assert ("st-FAIL", "2") in tds and ("zero", "0") in tds
+    assert report.count_class("FAIL", 0) == "zero" and report.count_class("FAIL", 3) == "st-FAIL"
 
 
 def test_large_run_is_quick_and_small() -> None:
@@ -242,8 +386,9 @@ def test_timeout_rows_crash_details_and_the_worst_status_of_a_cell() -> None:
     assert cells == {"TIMEOUT": "FAIL 1, TIMEOUT 1", "ERROR": "ERROR 1, TIMEOUT 1"}
     assert '<option value="TIMEOUT">TIMEOUT</option>' in text
     assert ".st-TIMEOUT {" in text
-    failures = re.search(r'<div id="failures">(.*?)<h2>', text, re.S).group(1)
-    assert failures.count('<details class="case" data-status="TIMEOUT"') == 2
+    failures = section(text, "failures")
+    assert failures.count('<details class="case" data-section="failures" '
+                          'data-status="TIMEOUT"') == 2
     assert ('<p>worker process: signal SIGKILL</p><pre class="crash-output">last words '
             '&lt;/pre&gt;&lt;b&gt;x&lt;/b&gt;</pre>') in text
     assert "<p>worker process: signal SIGSEGV, exit code -11</p>" in text
@@ -267,7 +412,7 @@ def test_incomplete_shard_and_execution_are_shown() -> None:
     assert "<li><code>cases/x.yaml:3</code>: <span class=\"msg\">unknown key &#39;Sizes&#39;" \
            "</span></li>" in text
     assert "<li><code>cases/y.yaml</code>: " in text
-    assert ('<td id="execution">2 worker(s); isolated: yes; per-case timeout 60.0 s; '
+    assert ('<td id="execution">2 workers; isolated: yes; per-case timeout 60.0 s; '
             'memory cap 1.5 GiB</td>') in text
 
 
@@ -315,9 +460,9 @@ def test_quality_warnings_have_their_section_badge_filter_and_matrix_colour() ->
     text = report.render_html(mixed_document())
     assert ('Quality warnings: <span data-warnings>1</span> (passing: inside the legal '
             'envelope, outside the strict reading; listed apart below)') in text
-    warnings = re.search(r'<div id="warnings">(.*?)</div>\n\n<h2>', text, re.S).group(1)
-    rows = re.findall(r'<details class="case" data-status="(\w+)"[^>]*data-id="([^"]*)"',
-                      warnings)
+    warnings = section(text, "warnings")
+    rows = re.findall(r'<details class="case" data-section="warnings" data-status="(\w+)"'
+                      r'[^>]*data-id="([^"]*)"', warnings)
     assert rows == [("QUALITY_WARNING", WARNED_ID)]
     assert ('<span class="badge st-QUALITY_WARNING">QUALITY_WARNING</span>' in warnings)
     assert "outside the strict reading, inside the legal envelope" in warnings
@@ -344,8 +489,16 @@ def test_an_ambiguous_warning_is_listed_with_the_warnings() -> None:
     doc = document([result("a/w", "QUALITY_WARNING", "w", ambiguous="two readings"),
                     result("a/p", "PASS", ambiguous="two readings")])
     text = report.render_html(doc)
-    assert 'data-id="a/w"' in re.search(r'<div id="warnings">(.*?)</div>', text, re.S).group(1)
-    assert "Ambiguous cases (0 not passing, 2 passing)" in text
+    assert 'data-id="a/w"' in section(text, "warnings")
+    assert 'id="h-ambiguous"' not in text  # no ambiguous case that does not pass
+    assert re.search(r'<td class="st-QUALITY_WARNING" data-ambiguous-status="QUALITY_WARNING">'
+                     r'1</td>', text)
+    text = report.render_html(document([
+        result("a/w", "QUALITY_WARNING", "w", ambiguous="two readings"),
+        result("a/f", "FAIL", "x", ambiguous="two readings"),
+        result("a/p", "PASS", ambiguous="two readings")]))
+    assert 'data-id="a/f"' in section(text, "ambiguous")
+    assert '<span id="ambiguous-pass">2 ambiguous cases</span> passed' in text
 
 
 MARGINS = [None, 0.0, 5e-7, 1e-6, 2e-6, 1e-5, 0.05, 0.5, 0.5, 1.0, 1.5, "not a number"]
@@ -377,7 +530,8 @@ def test_the_html_draws_the_margins_as_an_inline_svg_with_counts_beside() -> Non
     for h, n in zip(heights, EXPECTED_BINS, strict=True):
         assert h == pytest.approx(tallest * n / 3, abs=0.1)  # proportional to the count
     assert (bars[0][2], bars[-1][3]) == ("1e-06", "1")
-    assert bars[-1][5] == "0.32 to 1: 3 case(s)"
+    assert bars[-1][5] == "0.32 to 1: 3 cases"
+    assert bars[-3][5] == "0.032 to 0.1: 1 case"
     ticks = re.findall(r'<text class="tick"[^>]*>([^<]*)</text>', svg.group(0))
     assert re.findall(r'<text class="count"[^>]*>(\d+)</text>', svg.group(0)) == ["2", "1",
                                                                                    "1", "3"]
@@ -427,8 +581,8 @@ def test_a_failure_shows_its_diagnosis_and_the_run_a_diagnosis_summary() -> None
     ])
     doc["diagnoses"] = {"other-order": 1, report.NOT_RECOGNISED: 1}
     text = report.render_html(doc)
-    row = re.search(r'<details class="case" data-status="FAIL"[^>]*example-2.*?</details>',
-                    text, re.S).group(0)
+    row = re.search(r'<details class="case" data-section="failures" data-status="FAIL"'
+                    r'[^>]*example-2.*?</details>', text, re.S).group(0)
     summary_line = re.search(r"<summary>(.*?)</summary>", row).group(1)
     assert '<span class="reading">other-order</span>' in summary_line  # seen unexpanded
     # the diagnosis comes first in the details, before the message
@@ -441,7 +595,7 @@ def test_a_failure_shows_its_diagnosis_and_the_run_a_diagnosis_summary() -> None
     assert re.findall(r'<tr data-reading="([^"]*)"><td><code>[^<]*</code></td><td>(\d+)</td>'
                       r"<td>([^<]*)</td></tr>", section) == [
         ("other-order", "1", str(escape(CATALOGUE["other-order"].reading)))]
-    assert ('<span data-unrecognised>1</span> of 2 FAIL(s) matched no reading of the catalogue'
+    assert ('<span data-unrecognised>1</span> of 2 FAILs matched no reading of the catalogue'
             in section)
     assert 'id="diagnoses"' not in report.render_html(document([result("a/b", "PASS")]))
 

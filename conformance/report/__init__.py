@@ -14,7 +14,14 @@ carries an `ambiguous` <property>. Case files that could not be loaded are one <
 classname="load"> per file, with an <error> per problem.
 
 The HTML report (`render_html`, templates/report.html.j2) is one file with inline CSS and JS,
-and an inline SVG histogram of the margins drawn here (`margin_histogram`), not by a script.
+and an inline SVG histogram of the margins drawn here (`margin_histogram`), not by a script. It
+opens on the failures (SECTIONS), lists NOT_SUPPORTED cases by reason and PASS cases as
+collapsed lists of ids (no row each: a run of 60,000 cases stays light), its filters move every
+section's count, and its matrices have the operators as columns, to fit a 1,280 px window.
+
+A level whose every mandatory case is NOT_SUPPORTED reads "not claimed: <reasons>" in every
+report (`not_claimed`, `unclaimed_reasons`), never "NOT conformant"; zero counts are neutral
+(`count_class`); every count takes its noun's number (results.counted).
 
 Every report lists QUALITY_WARNING cases apart (they pass: results.PASSING), states the run's
 execution flags ("NONE" when none), the margins closest to the legal bound and a diagnosis
@@ -36,15 +43,18 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
+from conformance.levels import FeatureLevel
 from conformance.results import (
     FAILING,
     NOT_RECOGNISED,
     STATUSES,
     chosen_level,
+    counted,
     reading_words,
     reproduce_command,
     write_atomic,
 )
+from conformance.results.mustpass import mandatory
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DEFAULT_MAX_FAILURES = 50
@@ -113,7 +123,7 @@ def _env(autoescape: bool) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                              autoescape=autoescape,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters.update(xattr=_xml_attr, xml=_xml, md=md_cell)
+    env.filters.update(xattr=_xml_attr, xml=_xml, md=md_cell, counted=counted)
     return env
 
 
@@ -200,7 +210,7 @@ def incomplete_line(doc: dict[str, Any]) -> str | None:
     problems = len(load_errors(doc))
     if doc.get("complete", True) is not False and not problems:
         return None
-    what = (f"{problems} case file problem{'s' if problems != 1 else ''}" if problems
+    what = (counted(problems, "case file problem") if problems
             else "some cases could not be loaded")
     return f"INCOMPLETE: {what} — cases were not run, no verdict stands"
 
@@ -260,7 +270,7 @@ def execution_text(execution: Any) -> str | None:
     if isinstance(merged, list):  # dmlconf merge: each shard's own execution
         shards = [f"shard {m.get('shard', '?')}: {execution_text(m.get('execution')) or '?'}"
                   for m in merged if isinstance(m, dict)]
-        return f"merged from {len(shards)} shard(s): " + " | ".join(shards)
+        return f"merged from {counted(len(shards), 'shard')}: " + " | ".join(shards)
     threads = e.pop("thread_environment", None)
     e.pop("execution_flags", None)  # shown on a line of their own (flags_text)
     if not e.get("resumed_cases"):
@@ -271,7 +281,7 @@ def execution_text(execution: Any) -> str | None:
     e.pop("tamper_proof", None)  # said on a line of its own (integrity_line)
     certify = e.pop("certify", None)
     timeout, cap = e.pop("timeout_s", None), e.pop("memory_cap_bytes", None)
-    parts = [f"{e.pop('workers', '?')} worker(s)",
+    parts = [counted(e.pop("workers", "?"), "worker"),
              "isolated: " + ("?" if isolated is None else "yes" if isolated is True
                              else "no" if isolated is False else str(isolated)),
              "no per-case timeout" if timeout is None else f"per-case timeout {timeout} s",
@@ -279,9 +289,10 @@ def execution_text(execution: Any) -> str | None:
     if certify:
         parts.append("certification run (--certify)")
     if per_worker:
-        parts.append(f"a fresh worker every {per_worker} case(s)")
+        parts.append("a fresh worker for every case" if per_worker == 1
+                     else f"a fresh worker every {counted(per_worker, 'case')}")
     if retries:
-        parts.append(f"failing cases retried {retries} time(s)")
+        parts.append(f"failing cases retried {counted(retries, 'time')}")
     if isinstance(threads, dict) and threads:
         parts.append("workers' thread pools " + ", ".join(f"{k}={v}" for k, v in threads.items()))
     parts += [f"{key} {value}" for key, value in e.items()]
@@ -440,20 +451,99 @@ def coverage(v: dict[str, Any]) -> str | None:
     return None
 
 
-def _verdict_word(v: dict[str, Any]) -> str:
+def not_claimed(v: dict[str, Any]) -> bool:
+    """Whether every mandatory case of a level was NOT_SUPPORTED: the backend claims nothing
+    that level needs (no operator, data type or capability of its cases), so none was judged.
+    results.verdicts counts NOT_SUPPORTED as not passing (conformant False); the reports say
+    "not claimed", with the backend's reasons, rather than "NOT conformant"."""
+    n = v.get("mandatory")
+    return isinstance(n, int) and n > 0 and v.get("NOT_SUPPORTED") == n
+
+
+#: How many of a level's reasons a "not claimed" verdict names (the rest are counted).
+CLAIM_REASONS = 3
+
+
+def _parsed_level(text: Any, cache: dict[Any, FeatureLevel | None]) -> FeatureLevel | None:
+    if text not in cache:
+        try:
+            cache[text] = FeatureLevel.parse(text)
+        except (TypeError, ValueError):
+            cache[text] = None
+    return cache[text]
+
+
+def unclaimed_reasons(doc: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
+    """For each level of the verdict whose mandatory cases were all NOT_SUPPORTED
+    (`not_claimed`), the reasons the backend's claims gave for them (the NOT_SUPPORTED messages,
+    "the backend does not implement RESAMPLE"), each with its count, most frequent first. The
+    cases are the level's mandatory ones by the verdict's own rule (results.mustpass.mandatory)
+    in a run claiming the document's feature level; results whose levels do not parse are left
+    out."""
+    levels = [level for level, v in (doc.get("verdict") or {}).items() if not_claimed(v)]
+    if not levels:
+        return {}
+    cache: dict[Any, FeatureLevel | None] = {}
+    unsupported = []
+    for r in doc["results"]:
+        need = _parsed_level(r.get("feature_level"), cache)
+        if r["status"] == "NOT_SUPPORTED" and need is not None:
+            below = r.get("feature_level_below")
+            unsupported.append((need, None if below is None else _parsed_level(below, cache),
+                                bool(r.get("ambiguous")), str(r.get("message") or "")))
+    out = {}
+    for text in levels:
+        level = _parsed_level(text, cache)
+        claimed = _parsed_level(doc.get("feature_level"), cache) or level
+        if level is None or claimed is None:
+            continue
+        reasons = Counter(message for need, below, ambiguous, message in unsupported
+                          if mandatory(need, below, ambiguous, level, claimed))
+        out[text] = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+    return out
+
+
+def reasons_text(reasons: list[tuple[str, int]] | None) -> str:
+    """The reasons of a level not claimed, in words: "the backend does not implement
+    DEPTH_TO_SPACE (100 cases); ... ; and 2 other reasons" (the CLAIM_REASONS most frequent)."""
+    if not reasons:
+        return "every mandatory case is NOT_SUPPORTED"
+    shown = [f"{reason or 'no reason given'} ({counted(n, 'case')})"
+             for reason, n in reasons[:CLAIM_REASONS]]
+    if len(reasons) > CLAIM_REASONS:
+        shown.append(f"and {counted(len(reasons) - CLAIM_REASONS, 'other reason')}")
+    return "; ".join(shown)
+
+
+def _verdict_word(v: dict[str, Any], reasons: list[tuple[str, int]] | None = None) -> str:
+    """A level's verdict in words; reasons: the level's `unclaimed_reasons` where known."""
+    if not_claimed(v):
+        return f"not claimed: {reasons_text(reasons)}"
     partial = coverage(v)
     if v.get("conformant") is None:
         return f"{partial}: no verdict" if partial else "no verdict (no mandatory case selected)"
     return "conformant" if v["conformant"] else "NOT conformant"
 
 
-def verdict_line(v: dict[str, Any]) -> str:
+def verdict_words(doc: dict[str, Any]) -> dict[str, str]:
+    """Each level's verdict in words, as every report shows it (a level not claimed with its
+    reasons)."""
+    reasons = unclaimed_reasons(doc)
+    return {level: _verdict_word(v, reasons.get(level)) for level, v in doc["verdict"].items()}
+
+
+def verdict_line(v: dict[str, Any], reasons: list[tuple[str, int]] | None = None) -> str:
     """One level's verdict with its counts, as `dmlconf run` prints it: "conformant (...)"
     only for a run that covered the level's mustpass list; "N of M mustpass cases run: no
-    verdict (...)" for a partial one; a NOT conformant partial run says what it covered."""
-    word = _verdict_word(v)
+    verdict (...)" for a partial one; a NOT conformant partial run says what it covered; a
+    level whose mandatory cases were all NOT_SUPPORTED "not claimed (N mandatory cases, all
+    NOT_SUPPORTED): <reasons>" (`verdict_lines` gives the reasons)."""
+    word = _verdict_word(v, reasons)
     if not v.get("mandatory"):
         return word
+    if not_claimed(v):
+        line = f"not claimed ({counted(v['mandatory'], 'mandatory case')}, all NOT_SUPPORTED)"
+        return f"{line}: {reasons_text(reasons)}" if reasons else line
     xfail = f", XFAIL {v['XFAIL']}" if v.get("XFAIL") else ""
     xfail = (f", TIMEOUT {v['TIMEOUT']}" if v.get("TIMEOUT") else "") + xfail
     partial = coverage(v) if v.get("conformant") is False else None
@@ -463,13 +553,21 @@ def verdict_line(v: dict[str, Any]) -> str:
             f"{'; ' + partial if partial else ''})")
 
 
+def verdict_lines(doc: dict[str, Any]) -> dict[str, str]:
+    """`verdict_line` of every level of the document, with the reasons of a level not
+    claimed."""
+    reasons = unclaimed_reasons(doc)
+    return {level: verdict_line(v, reasons.get(level)) for level, v in doc["verdict"].items()}
+
+
 def _diagnosis_line(r: dict[str, Any]) -> str:
     """"Diagnosis: <text>" for a diagnosed result ("" when none, or when its message already
     holds the sentence)."""
     d = diagnosis_of(r)
     if d is None:
         return ""
-    text = d["text"] or "the output equals the reading(s) " + ", ".join(d["readings"])
+    text = d["text"] or (f"the output equals the reading{'s' if len(d['readings']) != 1 else ''} "
+                         + ", ".join(d["readings"]))
     return "" if text in str(r.get("message") or "") else f"Diagnosis: {text}"
 
 
@@ -487,7 +585,7 @@ def render_junit(doc: dict[str, Any]) -> str:
                       "margin": None if m is None else repr(m),
                       "readings": ", ".join(d["readings"]) if d else "",
                       "diagnosis": _diagnosis_line(r)})
-    verdicts = {level: _verdict_word(v) for level, v in doc["verdict"].items()}
+    verdicts = verdict_words(doc)
     backend = doc.get("backend") or {}
     return _env(True).get_template("junit.xml.j2").render(
         doc=doc, cases=cases, counts=junit_counts(doc), verdicts=verdicts,
@@ -509,8 +607,9 @@ def render_markdown(doc: dict[str, Any], max_failures: int = DEFAULT_MAX_FAILURE
     backend = doc.get("backend") or {}
     return _env(False).get_template("summary.md.j2").render(
         doc=doc, statuses=STATUSES, failing=FAILING, verdicts=doc["verdict"],
-        word=_verdict_word,
-        shown=bad[:max_failures], more=max(0, len(bad) - max_failures), total_bad=len(bad),
+        words=verdict_words(doc), unsupported=unsupported_reasons(doc["results"]),
+        max_failures=max_failures, shown=bad[:max_failures],
+        more=max(0, len(bad) - max_failures), total_bad=len(bad),
         any_diagnosis=any(r["diagnosis"] for r in bad),
         warned=warned[:max_failures], more_warned=max(0, len(warned) - max_failures),
         total_warned=len(warned), flags=flags_text(doc),
@@ -569,32 +668,101 @@ def repro_command(doc: dict[str, Any], case: str | dict[str, Any]) -> str:
         case_level_below=text(r.get("feature_level_below")))
 
 
-def _matrix(results: list[dict[str, Any]], column: Callable[[dict[str, Any]], str],
+def _matrix(results: list[dict[str, Any]], row: Callable[[dict[str, Any]], str],
             ) -> dict[str, Any]:
-    """Operator x column: per cell the count of each status, and the worst status in it."""
+    """Row (data type or family) x operator: per cell the count of each status, and the worst
+    status in it. The operators are the columns: there are fewer of them than data types or
+    families, so the table fits a 1,280 px window (tests/test_report_browser.py)."""
     cells: dict[tuple[str, str], dict[str, int]] = {}
     rows: set[str] = set()
     cols: set[str] = set()
     for r in results:
-        col = column(r)
-        cols.add(col)
+        key = row(r)
+        rows.add(key)
         for op in r.get("operators") or [NO_DATA_TYPE]:
-            rows.add(op)
-            cell = cells.setdefault((op, col), dict.fromkeys(STATUSES, 0))
+            cols.add(str(op))
+            cell = cells.setdefault((key, str(op)), dict.fromkeys(STATUSES, 0))
             cell[r["status"]] += 1
     worst = {key: next(s for s in WORST_FIRST if c[s]) for key, c in cells.items()}
-    return {"rows": sorted(rows), "cols": sorted(cols, key=lambda c: (c == NO_DATA_TYPE, c)),
+    return {"rows": sorted(rows, key=lambda c: (c == NO_DATA_TYPE, c)), "cols": sorted(cols),
             "cells": cells, "worst": worst}
 
 
+#: The sections of the HTML report's case list, in the order it shows them (failures first):
+#: (name, title). NOT_SUPPORTED and PASS cases are not rows: they are listed by id in
+#: collapsed groups (NOT_SUPPORTED by reason), which a run of 60,000 cases keeps light.
+SECTIONS = (("failures", "Failures: FAIL, ERROR, TIMEOUT"),
+            ("xpass", "Unexpected passes: XPASS"),
+            ("warnings", "Quality warnings: inside the legal envelope, outside the strict "
+                         "reading"),
+            ("xfail", "Expected failures: XFAIL (the baseline's)"),
+            ("ambiguous", "Ambiguous cases that do not pass"),
+            ("unsupported", "Not supported: NOT_SUPPORTED, by reason"),
+            ("passing", "Passing: PASS"))
+#: The order of the statuses in the failures section and in the status filter.
+LIST_ORDER = ("FAIL", "ERROR", "TIMEOUT", "XPASS", WARNING, "XFAIL", "NOT_SUPPORTED", "PASS")
+
+
 def _section(r: dict[str, Any]) -> str:
-    if r["status"] == WARNING:  # every warned case in one list, ambiguous ones too
+    status = r["status"]
+    if status in ("NOT_SUPPORTED", "PASS"):
+        return {"NOT_SUPPORTED": "unsupported", "PASS": "passing"}[status]
+    if status == WARNING:  # every warned case in one list, ambiguous ones too
         return "warnings"
     if r.get("ambiguous"):
         return "ambiguous"
-    if r["status"] in ("XFAIL", "XPASS"):
-        return "baseline"
-    return "failures"
+    return {"XFAIL": "xfail", "XPASS": "xpass"}.get(status, "failures")
+
+
+def unsupported_reasons(results: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """The NOT_SUPPORTED results' reasons (their messages), each with its count, most frequent
+    first."""
+    counts = Counter(str(r.get("message") or "") for r in results
+                     if r["status"] == "NOT_SUPPORTED")
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _id_groups(doc: dict[str, Any], status: str, op_index: dict[str, str],
+               ) -> list[dict[str, Any]]:
+    """The results of a status as groups of ids for the HTML report: NOT_SUPPORTED by reason
+    (the most frequent first), PASS as one group; in each group one block of ids (one a line)
+    per operators and data type, which the filters show or hide whole, and the command that
+    reruns the group's first case alone (one that holds below the claimed level runs at its
+    own level)."""
+    groups: dict[str, dict[tuple[str, str], list[str]]] = {}
+    first: dict[str, dict[str, Any]] = {}
+    for r in doc["results"]:
+        if r["status"] != status:
+            continue
+        reason = str(r.get("message") or "") if status == "NOT_SUPPORTED" else ""
+        first.setdefault(reason, r)
+        ops = " ".join(op_index[str(op)] for op in r.get("operators") or [])
+        # one id a line: a line end inside an id (none is loaded so) would split it
+        case_id = " ".join(str(r["id"]).splitlines())
+        groups.setdefault(reason, {}).setdefault((ops, case_data_type(r)), []).append(case_id)
+    out = []
+    for reason, blocks in groups.items():
+        out.append({"reason": reason, "count": sum(map(len, blocks.values())),
+                    "repro": repro_command(doc, first[reason]),
+                    "blocks": [{"ops": ops, "dtype": dtype, "n": len(ids),
+                                "ids": "\n".join(ids)}
+                               for (ops, dtype), ids in sorted(blocks.items())]})
+    return sorted(out, key=lambda g: (-g["count"], g["reason"]))
+
+
+def count_class(status: str, n: Any) -> str:
+    """The CSS class of a count of a status: "zero" (neutral) for none, else the status's
+    colour: only counts that are there are coloured, alarms (FAIL, ERROR...) included."""
+    return f"st-{status}" if n else "zero"
+
+
+_WORD_BREAK = Markup("_<wbr>")
+
+
+def breakable(value: Any) -> Markup:
+    """Escaped text that a narrow column may wrap after each underscore (SPACE_TO_DEPTH1,
+    QUALITY_WARNING)."""
+    return escape(value).replace("_", _WORD_BREAK)
 
 
 def _unit(value: Any) -> float:
@@ -632,26 +800,30 @@ def grid_rows(g: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
-    """One self-contained HTML page (inline CSS and JS, no external asset): verdict and
-    provenance (execution flags included), operator x data type and operator x family
-    matrices, the margins (an inline SVG histogram and the cases closest to the bound), the
-    diagnosis summary, and one expandable row per non-PASS case (PASS cases are only counted)
-    in its section (failures, quality warnings, baseline, ambiguous), with filters.
-    Everything from the document is escaped by Jinja's autoescape; the script only reads data
-    attributes and writes with textContent. comparison: a conformance.results.diff.Diff against an
-    earlier run, shown as its own section."""
+    """One self-contained HTML page (inline CSS and JS, no external asset), failures first:
+    the verdict per level (a level not claimed with its reasons), the counts, the diagnosis
+    summary, then the cases by section (SECTIONS: FAIL/ERROR/TIMEOUT, XPASS, QUALITY_WARNING,
+    XFAIL, ambiguous: one expandable row each; NOT_SUPPORTED summarised per reason and PASS,
+    collapsed, as lists of ids), with filters (status, operator, data type, text) that every
+    section's count follows; then the data type x operator and family x operator matrices,
+    the margins (an inline SVG histogram and the cases closest to the bound), the notes and
+    the provenance (execution flags included). Everything from the document is escaped by
+    Jinja's autoescape; the script only reads data attributes and text and writes with
+    textContent. comparison: a conformance.results.diff.Diff against an earlier run, shown as
+    its own section."""
     results = doc["results"]
-    operators = sorted({str(op) for r in results if r["status"] != "PASS"
-                        for op in r.get("operators") or []})
+    operators = sorted({str(op) for r in results for op in r.get("operators") or []})
+    # the operator filter matches option indices: a name may hold spaces
     op_index = {op: str(i) for i, op in enumerate(operators)}
+    rank = {s: k for k, s in enumerate(LIST_ORDER)}
     rows = []
     for r in results:
-        if r["status"] == "PASS":
+        section = _section(r)
+        if section in ("unsupported", "passing"):
             continue
         rows.append({"r": r, "dtype": case_data_type(r), "family": case_family(r),
-                     # the operator filter matches option indices: a name may hold spaces
                      "ops": " ".join(op_index[str(op)] for op in r.get("operators") or []),
-                     "section": _section(r), "repro": repro_command(doc, r),
+                     "section": section, "repro": repro_command(doc, r),
                      "crash": crash_line(r.get("crash")),
                      "crash_output": crash_output(r.get("crash")),
                      "mismatches": [m for m in r.get("mismatches") or []
@@ -660,8 +832,13 @@ def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
                                if isinstance(g, dict) and g.get("got")],
                      "margin": margin_of(r),
                      "diagnosis": diagnosis_of(r)})
-    sections = {name: [x for x in rows if x["section"] == name]
-                for name in ("failures", "warnings", "baseline", "ambiguous")}
+    rows.sort(key=lambda x: rank.get(x["r"]["status"], len(rank)))  # stable: run order kept
+    sections = {name: [x for x in rows if x["section"] == name] for name, _ in SECTIONS}
+    unsupported = _id_groups(doc, "NOT_SUPPORTED", op_index)
+    passing = _id_groups(doc, "PASS", op_index)
+    totals = {name: len(rows) for name, rows in sections.items()}
+    totals.update(unsupported=sum(g["count"] for g in unsupported),
+                  passing=sum(g["count"] for g in passing))
     # passing ambiguous cases have no row in the ambiguous section (a warned one is listed
     # with the warnings)
     ambiguous_pass = sum(1 for r in results
@@ -669,19 +846,23 @@ def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
     histogram = margin_histogram(results)
     info = [r for r in results if r.get("info")]
     backend = doc.get("backend") or {}
+    present = {r["status"] for r in results}
     env = _env(True)
     env.filters["fmt_index"] = lambda v: ", ".join(str(i) for i in v) \
         if isinstance(v, list) else str(v)
-    env.filters["web_url"] = web_url
-    env.filters["margin"] = margin_text
+    env.filters.update(web_url=web_url, margin=margin_text, breakable=breakable)
     return env.get_template("report.html.j2").render(
-        doc=doc, statuses=STATUSES, verdicts=doc["verdict"], word=_verdict_word,
+        doc=doc, statuses=STATUSES, verdicts=doc["verdict"], words=verdict_words(doc),
+        not_claimed=not_claimed, count_class=count_class,
         backend=backend, capabilities=backend.get("capabilities") or {},
-        platform=doc.get("platform") or {}, sections=sections, ambiguous_pass=ambiguous_pass,
+        platform=doc.get("platform") or {}, section_titles=SECTIONS, sections=sections,
+        unsupported=unsupported, passing=passing, totals=totals, ambiguous_pass=ambiguous_pass,
         info=info, total=len(results),
         by_dtype=_matrix(results, case_data_type), by_family=_matrix(results, case_family),
-        operators=operators, dtypes=sorted({x["dtype"] for x in rows}),
-        present=[s for s in STATUSES if s != "PASS" and doc["summary"].get(s)],
+        operators=operators,
+        dtypes=sorted({case_data_type(r) for r in results},
+                      key=lambda c: (c == NO_DATA_TYPE, c)),
+        present=[s for s in LIST_ORDER if s in present],
         comparison=comparison, incomplete=incomplete_line(doc), shard=shard_line(doc),
         integrity=integrity_line(doc),
         load_errors=load_errors(doc), execution=execution_text(doc.get("execution")),

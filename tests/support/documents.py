@@ -4,6 +4,13 @@ one whose every string carries markup, script and control characters."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
+import json
+import tempfile
+from pathlib import Path
+
 from conformance import report
 from conformance.results import FORMAT, STATUSES
 
@@ -164,3 +171,58 @@ def mixed_document() -> dict:
                "reading, inside the legal envelope", operators=["RESAMPLE1"],
                tags=["tables", "resample1"], data_types=["FLOAT16"], margin=0.6),
     ])
+
+
+def full_document(big: int = 1000) -> dict:
+    """The widest matrices a run of the committed suite can give: every operator of the suite
+    with every data type of its support tables (and a two-type case, and one naming none), in
+    every family of cases/generated and the documented cases, each cell holding every status,
+    and in each operator's column one cell of `big` PASS cases (a four-digit count)."""
+    from conformance import ops
+    from tests.support import GENERATED
+
+    families = ["documented", *sorted(p.name for p in GENERATED.iterdir() if p.is_dir())]
+    results = []
+    for op, spec in sorted(ops.OPERATORS.items()):
+        types = sorted({t.name for table in spec.support for t in table.data_types})
+        for k, dtype in enumerate([*types, "FLOAT32/FLOAT16", None]):
+            family = families[k % len(families)]
+            for status in STATUSES:
+                results.append(result(
+                    f"generated/{family}/{op.lower()}/{status.lower()}/{dtype}", status,
+                    f"{status} of {op}", operators=[op], tags=[family],
+                    data_types=dtype.split("/") if dtype else None))
+        results += [result(f"generated/{families[1]}/{op.lower()}/many-{i}/float32", "PASS",
+                           operators=[op], tags=[families[1]], data_types=["FLOAT32"])
+                    for i in range(big)]
+    return document(results)
+
+
+#: The narrow-backend run: the stand-in claiming one operator on a slice of the committed cases
+#: (the documented cases and the layouts family: every operator, 731 cases).
+NARROW_BACKEND = "narrow_backends.py:NarrowBackend"
+NARROW_SLICE = ("documented", "generated/layouts")
+
+
+@functools.cache
+def _narrow_run() -> str:
+    from conformance.cli import main
+    from tests.support import CASES, SUPPORT
+
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "results.json"
+        args = ["run", "-q", "--no-isolate", "--backend", str(SUPPORT / NARROW_BACKEND),
+                "--json", str(out)]
+        for path in NARROW_SLICE:
+            args += ["--cases", str(CASES / path)]
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main(args)
+        return out.read_text(encoding="utf-8")
+
+
+def narrow_document() -> dict:
+    """The results document of a real run of tests/support/narrow_backends.py (one operator,
+    four data types, the Orders swapped) on NARROW_SLICE: FAILs among hundreds of NOT_SUPPORTED
+    cases of a dozen reasons, levels 1_0 and 2_0 all NOT_SUPPORTED. Run once per session; a
+    fresh copy each call."""
+    return json.loads(_narrow_run())
