@@ -157,7 +157,8 @@ def _antialias_reason(call: OperatorCall) -> str | None:
     between = [d for d, s in enumerate(np.asarray(call.attributes["Scales"], np.float32))
                if 0.5 <= s < 1]
     if between:
-        return (f"Antialiased with Scale(s) in [0.5, 1) in dimension(s) {between}: torch's "
+        which = "dimension" if len(between) == 1 else "dimensions"
+        return (f"Antialiased with a Scale in [0.5, 1) in {which} {between}: torch's "
                 "antialias stretches their filter by 1 / Scale, the page's RESAMPLE3 only "
                 "where 1/Scale > 2")
     return None
@@ -196,7 +197,7 @@ def plan_resample(call: OperatorCall, runs: Callable[[str, int], bool] | None = 
     needed = n - moving[0] if moving else 0
     if needed > 3:
         return (f"torch resamples at most the three dimensions after (batch, channel); this "
-                f"call resamples dimension(s) {moving} of {n}, so {needed} trailing ones")
+                f"call resamples dimensions {moving} of {n}, so {needed} trailing ones")
     if antialias and needed > 2:
         return (f"torch antialiases 'bilinear' (two spatial dimensions) only; this call "
                 f"resamples dimension(s) {moving} of {n}")

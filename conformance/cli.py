@@ -116,7 +116,7 @@ def _select(args: argparse.Namespace, collect_errors: bool = True) -> Session:
         where = ", ".join(str(p) for p in session.paths)
         raise CaseFileError(where, None, "no case selected" + (
             f" by -k {' '.join(args.k)}" if args.k else "") + (
-            f" ({len(errors)} problem(s) in the case files)" if errors else ""))
+            f" ({counted(len(errors), 'problem')} in the case files)" if errors else ""))
     return session
 
 
@@ -209,8 +209,8 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, took: str) ->
     if any(doc["ambiguous"].values()):
         amb = ", ".join(f"{k} {v}" for k, v in doc["ambiguous"].items() if v)
         print(f"  of which in ambiguous regions of the spec (never decide a verdict): {amb}")
-    for level, v in doc["verdict"].items():
-        print(f"  feature level {level}: {report.verdict_line(v)}")
+    for level, line in report.verdict_lines(doc).items():
+        print(f"  feature level {level}: {line}")
     flaky = sum(map(is_flaky, found))
     if flaky:
         print(f"  {counted(flaky, 'failing case')} {'is' if flaky == 1 else 'are'} FLAKY: a "

@@ -47,7 +47,7 @@ from typing import Any
 import pytest
 
 from conformance.casefile import Case, CaseFileError
-from conformance.results import FAILING
+from conformance.results import FAILING, counted
 
 COLLECTOR_NAME = "dmlconf"
 #: The user property naming a warned case's message (read back by the terminal summary, also
@@ -180,7 +180,7 @@ class DmlConformance:
         tr.section("dmlconf")
         tr.line(self.integrity_text)
         tr.line(f"execution flags: {self.flags_text}")
-        tr.line(f"{len(self.warned)} QUALITY_WARNING case(s) (passed: inside the legal "
+        tr.line(f"{counted(len(self.warned), 'QUALITY_WARNING case')} (passed: inside the legal "
                 "envelope, outside the strict reading)" + (":" if self.warned else ""))
         for nodeid, message in self.warned:
             first = message.splitlines()[0] if message else ""

@@ -335,7 +335,7 @@ def test_exit_statuses_are_named() -> None:
     ("device-removed", "ERROR", "DXGI_ERROR_DEVICE_REMOVED"),
     ("unsupported", "FAIL", "rejected a valid desc: DirectML refused the operator at "
                             "CreateOperator (DXGI_ERROR_UNSUPPORTED)"),
-    ("write-input", "FAIL", "changed 1 byte(s) of its input"),
+    ("write-input", "FAIL", "changed 1 byte of its input"),
 ])
 def test_stand_in_faults_reach_the_runner(fault: str, status: str, words: str, no_env: None,
                                           monkeypatch: pytest.MonkeyPatch,

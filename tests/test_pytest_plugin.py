@@ -229,7 +229,7 @@ def test_a_quality_warning_passes_with_a_pytest_warning_and_user_properties(
     # the plugin's summary lists the warned cases and the flags
     result.stdout.fnmatch_lines([
         "*dmlconf*", "execution flags: NONE",
-        "2 QUALITY_WARNING case(s) (passed: inside the legal envelope, outside the strict "
+        "2 QUALITY_WARNING cases (passed: inside the legal envelope, outside the strict "
         "reading):",
         f"  documented/depth_to_space1/example-1-depth-column-row: {WARNED}",
         f"  documented/depth_to_space1/example-2-column-row-depth: {WARNED}"])
@@ -258,7 +258,7 @@ def test_no_warning_no_summary_entries(pytester: pytest.Pytester) -> None:
                                  "it could change its own verdict (--dml-isolate for a "
                                  "tamper-proof session)",
                                  "execution flags: NONE",
-                                 "0 QUALITY_WARNING case(s) (passed: inside the legal envelope, "
+                                 "0 QUALITY_WARNING cases (passed: inside the legal envelope, "
                                  "outside the strict reading)"])
     result.stdout.no_fnmatch_line("*DmlQualityWarning*")
 

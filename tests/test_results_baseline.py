@@ -202,7 +202,7 @@ def test_a_timeout_entry_expects_a_timeout_only() -> None:
      "'expires' must be a date YYYY-MM-DD, not '2025-1-01'"),
     ("- {cases: a, status: FAIL, reason: r, expires: soon}", "'expires' must be a date"),
     ("- {cases: a, status: FAIL, reason: r, issue: 5}", "'issue' must be a URL"),
-    ("- {cases: a, status: FAIL, reason: r, owner: me}", "unknown key(s) owner"),
+    ("- {cases: a, status: FAIL, reason: r, owner: me}", "unknown key owner"),
     ("- {cases: a, status: QUALITY_WARNING, reason: r}",
      "'status' must be FAIL, ERROR or TIMEOUT, not 'QUALITY_WARNING' (a QUALITY_WARNING "
      "passes: it does not fail the run, so it needs no entry)"),

@@ -105,7 +105,7 @@ def test_merge_refuses_what_is_not_one_run(serial: dict, tmp_path: Path, dmlconf
                      "--json", str(tmp_path / "m.json")])
         return code, capsys.readouterr().err
 
-    assert merge("s1.json") == (2, "dmlconf: error: shard(s) 2/2 missing: merge needs the "
+    assert merge("s1.json") == (2, "dmlconf: error: shard 2/2 missing: merge needs the "
                                    "results of every shard\n")
     code, err = merge("s1.json", "s1.json")
     assert code == 2 and "are both shard 1/2" in err

@@ -170,7 +170,7 @@ def test_write_before_the_buffer_fails_too(documented: dict[str, Case]) -> None:
 def test_changed_input_fails_naming_tensor_and_byte(documented: dict[str, Case]) -> None:
     r = runner.run_case(documented[D2S], bb.InputWriterBackend())
     assert r.status == "FAIL"
-    assert r.message == "InputTensor: the backend changed 1 byte(s) of its input, first at byte 0"
+    assert r.message == "InputTensor: the backend changed 1 byte of its input, first at byte 0"
 
 
 def test_changed_input_padding_byte_fails(documented: dict[str, Case]) -> None:

@@ -65,7 +65,7 @@ def check_the_rest_passed(doc: dict) -> None:
 # -- cheating through the judge's own functions ---------------------------------------------------
 @pytest.mark.parametrize(("backend", "caught"), [
     ("PatchesMismatches", "elements differ"),  # every output judged: unwritten
-    ("PatchesFlatnonzero", "the backend changed"),  # byte(s) of its input
+    ("PatchesFlatnonzero", "the backend changed"),  # bytes of its input
     ("PatchesGuards", "the backend wrote outside its buffer"),
 ])
 def test_a_backend_that_patches_the_judge_fails_in_an_isolated_run(

@@ -178,9 +178,10 @@ def outcome(rc: int, status: Status, tensors: tuple[str, str] = ("InputTensor", 
         if status.guard_bytes_changed:
             tensor = tensors[status.guard_tensor] if status.guard_tensor in (0, 1) else "?"
             raise DirectMLError(
-                f"DirectML wrote {status.guard_bytes_changed} byte(s) outside the bound range of "
-                f"{tensor} (the first at byte {status.guard_offset} relative to the binding's "
-                "start), in the D3D12 buffer around the binding")
+                f"DirectML wrote {status.guard_bytes_changed} "
+                f"{'byte' if status.guard_bytes_changed == 1 else 'bytes'} outside the bound "
+                f"range of {tensor} (the first at byte {status.guard_offset} relative to the "
+                "binding's start), in the D3D12 buffer around the binding")
         return
     if rc in (REJECTED_CREATE, REJECTED_COMPILE):
         where = "CreateOperator" if rc == REJECTED_CREATE else "CompileOperator"

@@ -42,7 +42,7 @@ from conformance.certify.bundle import (
     sha256_file,
 )
 from conformance.levels import FeatureLevel
-from conformance.results import Result, mustpass, summary
+from conformance.results import Result, counted, mustpass, summary
 from conformance.results import baseline as baselines
 from conformance.results.io import ResultsFileError, read
 from conformance.results.verdicts import verdicts
@@ -233,7 +233,7 @@ def _completeness(doc: dict[str, Any], ids: list[str], required: frozenset[str],
         counts[i] += 1
     twice = [i for i, n in counts.items() if n > 1]
     if twice:
-        problems.append(f"{len(twice)} case(s) have more than one result ({_some(twice)})")
+        problems.append(f"{counted(len(twice), 'case')} with more than one result ({_some(twice)})")
     missing = required - counts.keys()
     if missing:
         problems.append(f"{len(missing)} of the {len(required)} cases of the mustpass list of "

@@ -55,6 +55,7 @@ from conformance.results import (
     write_atomic,
 )
 from conformance.results.mustpass import mandatory
+from conformance.results.verdicts import conformant_text
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DEFAULT_MAX_FAILURES = 50
@@ -522,7 +523,7 @@ def _verdict_word(v: dict[str, Any], reasons: list[tuple[str, int]] | None = Non
     partial = coverage(v)
     if v.get("conformant") is None:
         return f"{partial}: no verdict" if partial else "no verdict (no mandatory case selected)"
-    return "conformant" if v["conformant"] else "NOT conformant"
+    return conformant_text(v) if v["conformant"] else "NOT conformant"
 
 
 def verdict_words(doc: dict[str, Any]) -> dict[str, str]:
@@ -544,7 +545,8 @@ def verdict_line(v: dict[str, Any], reasons: list[tuple[str, int]] | None = None
     if not_claimed(v):
         line = f"not claimed ({counted(v['mandatory'], 'mandatory case')}, all NOT_SUPPORTED)"
         return f"{line}: {reasons_text(reasons)}" if reasons else line
-    xfail = f", XFAIL {v['XFAIL']}" if v.get("XFAIL") else ""
+    xfail = (f", XFAIL {v['XFAIL']}" + (f" ({v['waivers']} waived)" if v.get("waivers") else "")
+             if v.get("XFAIL") else "")
     xfail = (f", TIMEOUT {v['TIMEOUT']}" if v.get("TIMEOUT") else "") + xfail
     partial = coverage(v) if v.get("conformant") is False else None
     return (f"{word} ({v['PASS'] + v.get('XPASS', 0)}/{v['mandatory']} mandatory cases "

@@ -164,7 +164,8 @@ def _when(where: str, raw: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
                             f"patterns, not {raw!r}")
     unknown = sorted(str(k) for k in raw if k not in TAGS)
     if unknown:
-        raise BaselineError(f"{where}: unknown tag(s) in 'when': {', '.join(unknown)}; "
+        raise BaselineError(f"{where}: unknown {'tag' if len(unknown) == 1 else 'tags'} in "
+                            f"'when': {', '.join(unknown)}; "
                             f"allowed: {', '.join(TAGS)}")
     return tuple((tag, _patterns(where, tag, raw[tag])) for tag in TAGS if tag in raw)
 
@@ -176,7 +177,8 @@ def _entry(path: str, number: int, raw: Any) -> Entry:
                             f"(issue, expires, when, waiver optional), not {type(raw).__name__}")
     unknown = sorted(str(k) for k in raw if k not in KEYS)
     if unknown:
-        raise BaselineError(f"{where}: unknown key(s) {', '.join(unknown)}; "
+        raise BaselineError(f"{where}: unknown {'key' if len(unknown) == 1 else 'keys'} "
+                            f"{', '.join(unknown)}; "
                             f"allowed: {', '.join(KEYS)}")
     if isinstance(raw.get("cases"), str) and raw["cases"].strip():
         where = f"baseline {path}: entry {number} (cases {raw['cases']!r})"

@@ -39,7 +39,7 @@ from conformance.flags import ExecutionFlags
 from conformance.judge import compare
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.results import FAILING, Result
+from conformance.results import FAILING, Result, counted
 from conformance.tensors import (
     MAX_BUFFER_BYTES,
     MINIMUM_BUFFER_TENSOR_ALIGNMENT,
@@ -273,14 +273,14 @@ class CaseRun:
             changed = np.flatnonzero(mine[t].buffer != snapshot[t])
             if changed.size:
                 raise BindingError(f"{self.case.show_ref(f'{name}.{t}')}: the backend changed "
-                                   f"{changed.size} byte(s) of its input, first at byte "
-                                   f"{int(changed[0])}")
+                                   f"{counted(int(changed.size), 'byte')} of its input, first "
+                                   f"at byte {int(changed[0])}")
         for t in spec.outputs:
             b = mine[t]
             padding = ~footprint_mask(b.desc) & (b.buffer != fill)
             if padding.any():
                 self.info.append(f"{self.case.show_ref(f'{name}.{t}')}: wrote "
-                                 f"{int(padding.sum())} padding byte(s) inside "
+                                 f"{counted(int(padding.sum()), 'padding byte')} inside "
                                  "TotalTensorSizeInBytes (legal: spec-notes §2)")
 
 

@@ -81,7 +81,8 @@ def merge(docs: list[tuple[str, dict[str, Any]]], command: str
         by_index[k] = (path, doc)
     missing = [k for k in range(1, count + 1) if k not in by_index]
     if missing:
-        raise MergeError(f"shard(s) {', '.join(f'{k}/{count}' for k in missing)} missing: "
+        raise MergeError(f"{'shard' if len(missing) == 1 else 'shards'} "
+                         f"{', '.join(f'{k}/{count}' for k in missing)} missing: "
                          "merge needs the results of every shard")
     ordered: list[Result | None] = [None] * of_cases
     for k, (path, doc) in by_index.items():

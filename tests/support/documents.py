@@ -148,7 +148,7 @@ def mixed_document() -> dict:
     QUALITY_WARNING."""
     return document([
         result("documented/depth_to_space1/ok", "PASS",
-               info=["OutputTensor: wrote 2 padding byte(s) inside TotalTensorSizeInBytes "
+               info=["OutputTensor: wrote 2 padding bytes inside TotalTensorSizeInBytes "
                      "(legal: spec-notes §2)"]),
         result("generated/layouts/depth_to_space1/bad/float16", "FAIL", "1 of 4 differ",
                tags=["layouts", "depth_to_space1"],

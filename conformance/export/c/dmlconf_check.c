@@ -80,9 +80,9 @@ int main(int argc, char **argv)
         dmlconf_judge(e, buffers[0], sizes[0], fill == -2 ? dmlconf_fill(e, 0) : fill, &v);
     printf("%s: %s\n", dmlconf_status_name(v.status), v.message);
     if (v.padding_written)
-        printf("note: %llu padding byte(s) written inside TotalTensorSizeInBytes (legal: "
+        printf("note: %llu padding %s written inside TotalTensorSizeInBytes (legal: "
                "DirectML may overwrite an output's padding)\n",
-               (unsigned long long)v.padding_written);
+               (unsigned long long)v.padding_written, v.padding_written == 1 ? "byte" : "bytes");
     free(buffers[0]);
     free(buffers[1]);
     dmlconf_free(e);
