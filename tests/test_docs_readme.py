@@ -28,3 +28,41 @@ def test_readme_has_exactly_two_setup_commands() -> None:
 def test_ci_runs_the_readme_test_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     assert setup_commands()[1] in ci.splitlines()
+
+
+def usage_lines() -> list[list[str]]:
+    """The README's synopsis of the commands ("Using it"), one command per entry, its
+    continuation lines joined: the words of each `dmlconf ...` command."""
+    block = (ROOT / "README.md").read_text().split("## Using it", 1)[1].split("\n\n", 2)[1]
+    commands: list[str] = []
+    for line in block.splitlines():
+        if line.startswith("    dmlconf") or line.startswith("    pytest"):
+            commands.append(line.strip())
+        elif line.startswith("     ") and commands:
+            commands[-1] += " " + line.strip()
+    return [c.split() for c in commands if c.startswith("dmlconf")]
+
+
+def test_every_command_and_option_of_the_readme_synopsis_exists() -> None:
+    """Each `dmlconf` command the README lists is a subcommand of the real parser and takes
+    every option written beside it (a newcomer copies these lines)."""
+    import argparse
+
+    from conformance.cli import parser
+
+    top = parser()
+    (sub,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
+    listed = set()
+    for words in usage_lines():
+        options = {w.strip("[]|.").split("=")[0] for w in words if w.lstrip("[").startswith("-")}
+        if words[1].startswith("-"):  # `dmlconf --version`
+            known = {s for a in top._actions for s in a.option_strings}
+        else:
+            listed.add(words[1])
+            assert words[1] in sub.choices, f"README lists `dmlconf {words[1]}`: no such command"
+            known = {s for a in sub.choices[words[1]]._actions for s in a.option_strings}
+        missing = sorted(o for o in options if o and o not in known)
+        assert not missing, f"README's `{' '.join(words[:2])}` names options it lacks: {missing}"
+    public = {name for name, p in sub.choices.items() if p.description != argparse.SUPPRESS}
+    assert {"run", "certify", "verify", "export", "compare"} <= listed
+    assert listed <= public

@@ -477,7 +477,7 @@ def _parsed_level(text: Any, cache: dict[Any, FeatureLevel | None]) -> FeatureLe
 def unclaimed_reasons(doc: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
     """For each level of the verdict whose mandatory cases were all NOT_SUPPORTED
     (`not_claimed`), the reasons the backend's claims gave for them (the NOT_SUPPORTED messages,
-    "the backend does not implement RESAMPLE"), each with its count, most frequent first. The
+    "the backend does not implement <an operator>"), each with its count, most frequent first. The
     cases are the level's mandatory ones by the verdict's own rule (results.mustpass.mandatory)
     in a run claiming the document's feature level; results whose levels do not parse are left
     out."""
@@ -506,7 +506,7 @@ def unclaimed_reasons(doc: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
 
 def reasons_text(reasons: list[tuple[str, int]] | None) -> str:
     """The reasons of a level not claimed, in words: "the backend does not implement
-    DEPTH_TO_SPACE (100 cases); ... ; and 2 other reasons" (the CLAIM_REASONS most frequent)."""
+    <an operator> (100 cases); ... ; and 2 other reasons" (the CLAIM_REASONS most frequent)."""
     if not reasons:
         return "every mandatory case is NOT_SUPPORTED"
     shown = [f"{reason or 'no reason given'} ({counted(n, 'case')})"
@@ -762,7 +762,7 @@ _WORD_BREAK = Markup("_<wbr>")
 
 
 def breakable(value: Any) -> Markup:
-    """Escaped text that a narrow column may wrap after each underscore (SPACE_TO_DEPTH1,
+    """Escaped text that a narrow column may wrap after each underscore (an operator's name,
     QUALITY_WARNING)."""
     return escape(value).replace("_", _WORD_BREAK)
 
