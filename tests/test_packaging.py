@@ -279,6 +279,40 @@ def test_the_wheel_installed_in_a_fresh_venv_certifies_numpy_from_an_empty_folde
         assert f"feature level {level}: conformant" in run.stdout, run.stdout
     assert sorted(p.name for p in empty.iterdir()) == ["r.json"]  # nothing else written there
 
+    # The vendor's workflow (README, "From a pip install to a verified certificate"): a backend
+    # of their own package certified from the installed wheel, the bundle handed over and
+    # verified by someone else in another folder.
+    vendor, reviewer = tmp_path / "vendor", tmp_path / "reviewer"
+    (vendor / "mypkg").mkdir(parents=True)
+    (vendor / "mypkg" / "__init__.py").write_text(
+        "from backends.numpy_reference import NumpyReferenceBackend\n\n\n"
+        "class MyBackend(NumpyReferenceBackend):\n    name = 'mybackend'\n", encoding="utf-8")
+    env["PYTHONPATH"] = str(vendor)
+    certified = sh(bin_ / "dmlconf", "certify", "--backend", "mypkg:MyBackend", "--level", "6_2",
+                   "--out", vendor / "bundle", cwd=vendor)
+    assert "feature level 6_2: conformant" in certified.stdout, certified.stdout[-2000:]
+    del env["PYTHONPATH"]
+    reviewer.mkdir()
+    shutil.copy2(vendor / "bundle.zip", reviewer / "bundle.zip")
+    verified = sh(bin_ / "dmlconf", "verify", "bundle.zip", cwd=reviewer)
+    assert "valid" in verified.stderr and "6_2" in verified.stderr, verified.stderr
+
+    # Vectors for a C harness from the installed package: the C checker ships with them and
+    # judges the reference's own output of an exported case.
+    sh(bin_ / "dmlconf", "export", "vectors", "-k", "documented/depth_to_space1", cwd=reviewer)
+    index = json.loads((reviewer / "vectors" / "index.json").read_text(encoding="utf-8"))
+    assert index["cases"] and index["suite"]["case_set_sha256"] == committed.case_set_sha256
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc:
+        vectors = reviewer / "vectors"
+        sh(cc, "-std=c99", "-O1", "-o", "check", "dmlconf_check.c", "dmlconf_vectors.c",
+           cwd=vectors)
+        first = vectors / index["cases"][0]["folder"]
+        (expect,) = sorted(first.glob("*.OutputTensor.expect"))[:1]
+        reference = expect.with_name(expect.name.replace(".expect", ".reference.bin"))
+        judged = sh(vectors / "check", first, reference, cwd=vectors)
+        assert judged.stdout.startswith("PASS"), judged.stdout
+
     # An editable install of the same source uses its top-level folders, copying nothing (built
     # in isolation: the venv may have no setuptools; pip fetches it, from its cache if there).
     sh(bin_ / "python", "-m", "pip", "install", "-q", "--no-deps", "-e", src)
