@@ -614,3 +614,28 @@ def test_execution_flags_in_the_headline_provenance_and_reproduce_command() -> N
     repros = re.findall(r'<code class="repro">([^<]*)</code>', text)
     assert repros and all(r.endswith(" --execution-flags ALLOW_HALF_PRECISION_COMPUTATION,"
                                      "DISABLE_META_COMMANDS") for r in repros)
+
+
+def test_waived_failures_are_listed_apart_from_expected_failures_with_their_reason() -> None:
+    """A waiver (docs/baselines.md) is not an expected failure: it does not deny the verdict,
+    so the report lists waived cases in their own section, each with its reason, and JUnit
+    says "waived"; the level reads "conformant with 1 waiver"."""
+    waiver = {"cases": "a/waived", "reason": "driver bug 123 fixed in 31.0.2",
+              "issue": None, "expires": "2027-01-31"}
+    doc = document([
+        result("a/waived", "XFAIL", "waived FAIL (driver bug 123 fixed in 31.0.2; waived "
+                                    "until 2027-01-31): wrong", waiver=waiver),
+        result("a/expected", "XFAIL", "expected FAIL (known): wrong", waiver=None),
+        result("a/pass", "PASS", waiver=None)])
+    doc["verdict"]["2_1"] = {"conformant": True, "mandatory": 2, "PASS": 1, "FAIL": 0,
+                             "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 0, "XFAIL": 1,
+                             "XPASS": 0, "waivers": 1}
+    text = report.render_html(doc)
+    waived = text.split('id="waived"', 1)[1].split("</div>\n", 1)[0]
+    expected = text.split('id="xfail"', 1)[1].split("</div>\n", 1)[0]
+    assert "a/waived" in waived and "driver bug 123" in waived and "a/expected" not in waived
+    assert "a/expected" in expected and "a/waived" not in expected
+    assert "conformant with 1 waiver" in text
+    junit = report.render_junit(doc)
+    assert "waived (baseline): waived FAIL" in junit
+    assert "expected failure (baseline): expected FAIL" in junit

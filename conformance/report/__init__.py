@@ -147,7 +147,8 @@ def junit_outcome(r: dict[str, Any]) -> tuple[str, str]:
         return "skipped", f"ambiguous region of the spec: {r['ambiguous']} ({status}: {message})"
     return {"FAIL": ("failure", message), "ERROR": ("error", message),
             "TIMEOUT": ("error", message), "NOT_SUPPORTED": ("skipped", message),
-            "XFAIL": ("skipped", f"expected failure (baseline): {message}")}.get(status, ("", ""))
+            "XFAIL": ("skipped", f"{'waived' if r.get('waiver') else 'expected failure'} "
+                                 f"(baseline): {message}")}.get(status, ("", ""))
 
 
 def junit_counts(doc: dict[str, Any]) -> dict[str, int]:
@@ -697,6 +698,8 @@ SECTIONS = (("failures", "Failures: FAIL, ERROR, TIMEOUT"),
             ("xpass", "Unexpected passes: XPASS"),
             ("warnings", "Quality warnings: inside the legal envelope, outside the strict "
                          "reading"),
+            ("waived", "Waived failures: XFAIL under a waiver (each with its reason and "
+                       "expiry: they do not deny the verdict)"),
             ("xfail", "Expected failures: XFAIL (the baseline's)"),
             ("ambiguous", "Ambiguous cases that do not pass"),
             ("unsupported", "Not supported: NOT_SUPPORTED, by reason"),
@@ -713,6 +716,8 @@ def _section(r: dict[str, Any]) -> str:
         return "warnings"
     if r.get("ambiguous"):
         return "ambiguous"
+    if status == "XFAIL" and r.get("waiver"):
+        return "waived"
     return {"XFAIL": "xfail", "XPASS": "xpass"}.get(status, "failures")
 
 
