@@ -163,9 +163,9 @@ def test_resample2_and_resample3_map_onto_interpolate(call: OperatorCall, mode: 
     (resample23((1, 1, 3, 3), (1, 1, 6, 6), (1, 1, 2, 2), "NEAREST_NEIGHBOR", (0.5, -0.5)),
      "nearest modes take offsets [(0.0, -0.5), (0.0, 0.0)]"),
     (resample23((1, 1, 16, 8), (1, 1, 4, 6), (1, 1, 0.25, 0.75), antialiased=True),
-     "Scale(s) in [0.5, 1) in dimension(s) [3]"),
+     "a Scale in [0.5, 1) in dimension [3]"),
     (resample23((1, 1, 8, 8), (1, 1, 4, 2), (1, 1, 0.5, 0.25), antialiased=True),
-     "Scale(s) in [0.5, 1) in dimension(s) [2]"),
+     "a Scale in [0.5, 1) in dimension [2]"),
     (resample23((1, 8, 8, 8), (1, 2, 2, 2), (1, 0.25, 0.25, 0.25), antialiased=True),
      "antialiases 'bilinear' (two spatial dimensions) only"),
 ])

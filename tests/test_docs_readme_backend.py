@@ -58,7 +58,7 @@ def outside_env(folder: Path) -> dict[str, str]:
 
 def section() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return text.split(SECTION, 1)[1].split("\n## ", 1)[0]
+    return re.split(r"\n##+ ", text.split(SECTION, 1)[1], maxsplit=1)[0]
 
 
 def snippet() -> tuple[str, str]:

@@ -203,7 +203,7 @@ def test_the_first_entry_of_the_status_in_file_order_decides() -> None:
      "directml_version) to patterns, not 'linux'"),
     ("- {cases: a, status: FAIL, reason: r, when: {}}", "'when' must be a mapping of tags"),
     ("- {cases: a, status: FAIL, reason: r, when: {gpu: x}}",
-     "unknown tag(s) in 'when': gpu; allowed: os, backend"),
+     "unknown tag in 'when': gpu; allowed: os, backend"),
     ("- {cases: a, status: FAIL, reason: r, when: {driver: []}}",
      "'when: driver' must be a pattern or a non-empty list of them, not []"),
     ("- {cases: a, status: FAIL, reason: r, when: {directml_version: 1.10}}",

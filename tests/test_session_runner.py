@@ -181,7 +181,7 @@ def test_changed_input_padding_byte_fails(documented: dict[str, Case]) -> None:
 
     r = runner.run_case(documented[PADDED], PaddingInputWriter())
     assert r.status == "FAIL"
-    assert r.message == ("InputTensor: the backend changed 1 byte(s) of its input, first at "
+    assert r.message == ("InputTensor: the backend changed 1 byte of its input, first at "
                          "byte 11")
 
 
@@ -351,7 +351,7 @@ def test_padding_writes_inside_total_size_pass_with_an_info_note(
     r = runner.run_case(documented[ROW_MAJOR], bb.PaddingWriterBackend())
     assert r.status == "PASS"
     assert r.message == ""
-    assert r.info == ["OutputTensor: wrote 2 padding byte(s) inside TotalTensorSizeInBytes "
+    assert r.info == ["OutputTensor: wrote 2 padding bytes inside TotalTensorSizeInBytes "
                       "(legal: spec-notes §2)"]
     assert runner.run_case(documented[ROW_MAJOR], NumpyReferenceBackend()).info == []
 
@@ -377,7 +377,7 @@ cases:
 """)
     r = runner.run_case(case, bb.PaddingWriterBackend())
     assert r.status == "PASS"
-    assert r.info == ["OutputTensor: wrote 2 padding byte(s) inside TotalTensorSizeInBytes "
+    assert r.info == ["OutputTensor: wrote 2 padding bytes inside TotalTensorSizeInBytes "
                       "(legal: spec-notes §2)"]
 
 
@@ -405,7 +405,7 @@ cases:
 """)
     r = runner.run_case(case, bb.PaddingWriterBackend())
     assert r.status == "PASS"
-    assert r.info == [f"{name}.OutputTensor: wrote 1 padding byte(s) inside "
+    assert r.info == [f"{name}.OutputTensor: wrote 1 padding byte inside "
                       "TotalTensorSizeInBytes (legal: spec-notes §2)"
                       for name in ("first", "second")]
 

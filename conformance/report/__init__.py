@@ -43,19 +43,19 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from conformance.levels import FeatureLevel
 from conformance.results import (
     FAILING,
     NOT_RECOGNISED,
     STATUSES,
+    FeatureLevel,
     chosen_level,
+    conformant_text,
     counted,
+    mustpass,
     reading_words,
     reproduce_command,
     write_atomic,
 )
-from conformance.results.mustpass import mandatory
-from conformance.results.verdicts import conformant_text
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 DEFAULT_MAX_FAILURES = 50
@@ -500,7 +500,7 @@ def unclaimed_reasons(doc: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
         if level is None or claimed is None:
             continue
         reasons = Counter(message for need, below, ambiguous, message in unsupported
-                          if mandatory(need, below, ambiguous, level, claimed))
+                          if mustpass.mandatory(need, below, ambiguous, level, claimed))
         out[text] = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
     return out
 

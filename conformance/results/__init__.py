@@ -4,8 +4,10 @@ diff of two runs (diff). docs/results-format.md describes the file.
 
 The names of model, verdicts and io are re-exported here: `from conformance.results import
 Result, FAILING, read` (baseline and diff are imported as modules: `from conformance.results
-import baseline`)."""
+import baseline`). FeatureLevel, the type of a verdict's levels, is re-exported for the reports,
+which read nothing of the suite but this package."""
 
+from conformance.levels import FeatureLevel
 from conformance.results.io import (
     FORMAT,
     ResultsFileError,
@@ -46,6 +48,7 @@ __all__ = [
     "STATUSES",
     "UNSAFE",
     "VERDICT_LEVELS",
+    "FeatureLevel",
     "Result",
     "ResultsFileError",
     "chosen_level",
