@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -21,6 +20,7 @@ from conformance.cli import main
 from conformance.levels import FeatureLevel
 from conformance.results import mustpass
 from tests.support import BELOW_5_1_CASE, BROKEN, CASES, ROOT, Dmlconf, statuses
+from tests.support.console import dmlconf, outside_env
 
 D2S1_CRD = "documented/depth_to_space1/example-2-column-row-depth"
 ROW_MAJOR = "documented/strides/2d-row-major"
@@ -39,19 +39,6 @@ VENDOR = textwrap.dedent('''
         def capabilities(self):
             return replace(super().capabilities, strided=False, notes="vendor test double")
 ''')
-
-
-def dmlconf() -> str:
-    found = (shutil.which("dmlconf", path=str(Path(sys.executable).parent))
-             or shutil.which("dmlconf"))
-    assert found, "the dmlconf console script is not installed"
-    return found
-
-
-def outside_env(tmp_path: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(tmp_path), env.get("PYTHONPATH")) if p)
-    return env
 
 
 # -- run ----------------------------------------------------------------------------------------

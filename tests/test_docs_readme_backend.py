@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 import re
 import shlex
-import shutil
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
@@ -29,6 +26,7 @@ from conformance.casefile import load_cases
 from conformance.cli import parser
 from conformance.results.model import STATUSES
 from tests.support import CASES, DOCUMENTED, ROOT
+from tests.support.console import dmlconf, outside_env
 
 SECTION = "### Certifying your own implementation"
 MARKER = re.compile(r"<!-- readme-backend: (\S+\.py) .*?-->\n```python\n(.*?)```\n", re.S)
@@ -41,20 +39,6 @@ RIGHT, WRONG = '== "DEPTH_COLUMN_ROW"', '== "COLUMN_ROW_DEPTH"'
 GENERATED = ("layouts/depth_to_space1.yaml", "invalid/depth_to_space1.yaml",
              "bitlevel/depth_space.yaml")
 
-
-def dmlconf() -> str:
-    """The installed console script, as a user runs it."""
-    found = (shutil.which("dmlconf", path=str(Path(sys.executable).parent))
-             or shutil.which("dmlconf"))
-    assert found, "the dmlconf console script is not installed"
-    return found
-
-
-def outside_env(folder: Path) -> dict[str, str]:
-    """The environment with folder first on PYTHONPATH (where a user's own modules are)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(folder), env.get("PYTHONPATH")) if p)
-    return env
 
 def section() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
