@@ -150,7 +150,7 @@ def _one(spec: OperatorSpec, data_type: DataType, order: str | None, block: int,
         spec=_spec_cites(spec, order) + extra_cites,
         inputs={"InputTensor": iota_input(tensors["InputTensor"], start=start,
                                           step=2 if start > 2**20 else 1)},
-        tags=[slug, *([order.lower()] if order else [])],
+        tags=[*slug.split("/"), *([order.lower()] if order else [])],
         description=(f"{data_type.name} {what} {start}, {start + (2 if start > 2**20 else 1)}, "
                      f"... ({count} values) through {spec.name} BlockSize {block}"
                      + (f", {order}" if order else "")
