@@ -142,7 +142,27 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+#: --tier: which generated cases a run adds (docs/families.md, "Deep tier").
+TIERS = ("committed", "deep", "all")
+
+
+def _resolve_tier(args: argparse.Namespace) -> None:
+    """--tier as case paths: committed (the default) leaves --cases as given; deep runs the deep
+    tier's verified cache folder (generated or regenerated first, saying so) with the --cases
+    given, or alone; all adds it to the --cases given or the committed cases."""
+    tier = getattr(args, "tier", "committed")
+    if tier == "committed":
+        return
+    from conformance.generate import deep
+    from conformance.session.run import default_case_paths
+
+    folder = deep.ensure(say=lambda text: print(text, file=sys.stderr, flush=True))
+    given = list(args.cases or ([] if tier == "deep" else default_case_paths()))
+    args.cases = [*given, str(folder)]
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    _resolve_tier(args)
     session = _select(args)
     execution = session.plan()
     out = sys.stderr
@@ -348,9 +368,35 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _generate_deep(args: argparse.Namespace) -> int:
+    """generate --tier deep: write the deep tier into its cache folder (or --out), or with
+    --check verify it there against its manifest."""
+    from conformance.generate import deep
+
+    if args.family:
+        raise ValueError("--family: the deep tier is generated whole (its manifest covers it)")
+    folder = Path(args.out) if args.out else deep.cache_folder()
+    if args.check:
+        bad = deep.problems(folder)
+        for line in bad:
+            print(f"  {line}", file=sys.stderr)
+        print(f"{folder}: {'stale or tampered with' if bad else 'verified against its manifest'}",
+              file=sys.stderr if bad else sys.stdout)
+        return int(bool(bad))
+    t0 = time.perf_counter()
+    manifest = deep.write(folder, progress=lambda text: print(text, file=sys.stderr, flush=True))
+    print(f"{counted(manifest['cases'], 'deep case')} in {folder} "
+          f"({counted(len(manifest['files']), 'file')}, set sha256 {manifest['set_sha256']}, "
+          f"{time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     from conformance import generate
 
+    if args.tier == "deep":
+        return _generate_deep(args)
+    args.out = args.out or "cases/generated"
     if args.check:
         bad = generate.stale(args.out, args.counts, args.mustpass)
         if bad:
@@ -502,6 +548,11 @@ def parser() -> argparse.ArgumentParser:
                      help="registered name, package.module:Class or path/to/file.py:Class "
                           "(default: numpy)")
     selection(run)
+    run.add_argument("--tier", choices=TIERS, default="committed",
+                     help="committed: the --cases given or the committed cases (default); deep: "
+                          "the deep tier (50,000+ generated cases, generated into its cache on "
+                          "first use, verified by hash after) with the --cases given, or alone; "
+                          "all: both (docs/families.md, 'Deep tier')")
     run.add_argument("--level", help="the feature level claimed, e.g. 5_1 (default: the "
                                      "backend's highest)")
     run.add_argument("--execution-flags", metavar="FLAGS",
@@ -645,7 +696,13 @@ def parser() -> argparse.ArgumentParser:
     dml.set_defaults(func=cmd_directml)
 
     gen = sub.add_parser("generate", help="write the property-generated cases (deterministic)")
-    gen.add_argument("--out", default="cases/generated", help="folder (default: cases/generated)")
+    gen.add_argument("--out", help="folder (default: cases/generated; for --tier deep its cache "
+                                   "folder)")
+    gen.add_argument("--tier", choices=("committed", "deep"), default="committed",
+                     help="committed: the cases under cases/generated (default); deep: the deep "
+                          "tier, into ~/.cache/dml-conformance/deep/<suite version>/ "
+                          "(DMLCONF_CACHE replaces ~/.cache/dml-conformance), not committed "
+                          "(docs/families.md)")
     gen.add_argument("--counts", default="docs/case-counts.md",
                      help="the counts page (default: docs/case-counts.md)")
     gen.add_argument("--mustpass", default="mustpass",

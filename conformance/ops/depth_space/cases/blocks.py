@@ -29,6 +29,7 @@ layouts.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from conformance import ops
 from conformance.generate.build import (
@@ -134,21 +135,22 @@ def _spec_cites(spec: OperatorSpec, order: str | None) -> list[dict]:
 
 
 def _one(spec: OperatorSpec, data_type: DataType, order: str | None, block: int, slug: str,
-         tensors: dict[str, dict], start: int, what: str, extra_cites: list[dict]) -> dict:
+         tensors: dict[str, dict], start: int, what: str, extra_cites: list[dict],
+         prefix: str = "generated/blocks") -> dict:
     attrs: dict = {"BlockSize": block}
     order_slug = ""
     if order:
         attrs["Order"] = order
         order_slug = order.lower().replace("_", "-") + "/"
     t = data_type.name.lower()
-    cid = f"generated/blocks/{spec.name.lower()}/{order_slug}b{block}/{slug}/{t}"
+    cid = f"{prefix}/{spec.name.lower()}/{order_slug}b{block}/{slug}/{t}"
     count = TensorDesc.from_json(tensors["InputTensor"]).element_count
     return case(
         cid, spec.name, attrs, tensors, family=FAMILY,
         spec=_spec_cites(spec, order) + extra_cites,
         inputs={"InputTensor": iota_input(tensors["InputTensor"], start=start,
                                           step=2 if start > 2**20 else 1)},
-        tags=[slug, *([order.lower()] if order else [])],
+        tags=[*slug.split("/"), *([order.lower()] if order else [])],
         description=(f"{data_type.name} {what} {start}, {start + (2 if start > 2**20 else 1)}, "
                      f"... ({count} values) through {spec.name} BlockSize {block}"
                      + (f", {order}" if order else "")
@@ -213,6 +215,54 @@ def slice_cases(spec: OperatorSpec, data_type: DataType) -> list[dict]:
                                 BEYOND_FLOAT32[data_type], "odd numbers beyond float32's "
                                 "24-bit significand:", []))
     return out
+
+
+#: The deep tier (conformance/generate/deep.py): every BlockSize from 1 to 8.
+DEEP_BLOCKS = range(1, 9)
+#: The most distinct ramp values a type holds from ramp_start on (1, 2, 3, ...: float16 holds
+#: the integers up to 2048 exactly; 8-bit ramps end at 255 or 127).
+DISTINCT = {DataType.INT8: 255, DataType.UINT8: 255, DataType.FLOAT16: 2048}
+
+
+def deep_shapes(block: int, data_type: DataType) -> dict[str, tuple[int, ...]]:
+    """The depth forms (N, C, H, W) of the deep tier at one BlockSize: two or three channels in
+    the space form (so that the orders differ), one with a batch of 2 and a non-square plane;
+    each as large as keeps every ramp value of the type distinct."""
+    b2 = block * block
+    limit = DISTINCT.get(data_type, 1 << 30)
+    wide, batched = (1, 2 * b2, 1, 2), (2, 3 * b2, 2, 1)
+    return {"c2": wide if 2 * 2 * b2 <= limit else (1, 2 * b2, 1, 1),
+            "c3-n2": batched if 12 * b2 <= limit else (1, 3 * b2, 1, 1)}
+
+
+def deep_slice(spec: OperatorSpec, data_type: DataType) -> list[dict]:
+    """The deep tier of one slice: the full cross product of BlockSize 1-8, each Order, both
+    shapes of deep_shapes() and every layout (packed and each of LAYOUTS), on ramps of distinct
+    values; ids deep/blocks/..., judged bit-exact against the reference like the family's."""
+    out = []
+    orders = ORDERS if "Order" in {a.name for a in spec.attributes} else (None,)
+    for order in orders:
+        for block in DEEP_BLOCKS:
+            for shape_slug, depth in deep_shapes(block, data_type).items():
+                base = _tensors(spec, data_type, depth, block)
+                count = TensorDesc.from_json(base["InputTensor"]).element_count
+                start = ramp_start(data_type, count)
+                out.append(_one(spec, data_type, order, block, f"{shape_slug}/packed", base,
+                                start, "ramp", [], prefix="deep/blocks"))
+                for slug, (member, change) in LAYOUTS.items():
+                    tensors = {**base, member: change(base[member])}
+                    out.append(_one(spec, data_type, order, block, f"{shape_slug}/{slug}",
+                                    tensors, start, "ramp",
+                                    [LAYOUT_CITES[slug.split("-", 1)[1]],
+                                     cite("DML_BUFFER_TENSOR_DESC", "Strides")],
+                                    prefix="deep/blocks"))
+    return out
+
+
+def deep_files() -> dict[str, Callable[[], list[dict]]]:
+    """The deep tier's files of this family: stem -> its cases' builder (one per slice)."""
+    return {f"{name.lower()}_{t.name.lower()}": partial(deep_slice, ops.get(name), t)
+            for name in OPERATORS for t in ops.get(name).data_types}
 
 
 def files() -> dict[str, list[dict]]:

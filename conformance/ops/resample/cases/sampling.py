@@ -35,7 +35,8 @@ reference with its tolerance model (docs/tolerances.md). The catalogue of misrea
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 
@@ -49,6 +50,7 @@ from conformance.generate.build import (
     reversed_strides,
 )
 from conformance.ops.base import float32
+from conformance.ops.resample.cases.offsets import TIES
 from conformance.ops.resample.examples import natural
 from conformance.ops.resample.spec import coordinates
 from conformance.tensors import DataType
@@ -116,11 +118,14 @@ def single(operator: str, mode: str, data_type: DataType, cid: str, in_sizes: Se
            out_sizes: Sequence[int], scales: Sequence[float], pairs: Sequence[Pair], *,
            spec: list[dict], tags: Sequence[str], what: str,
            layout: tuple[dict, dict] = ({}, {}),
-           start_step: tuple[float, float] | None = None) -> dict:
+           start_step: tuple[float, float] | None = None, ambiguous: str | None = None,
+           family: str = FAMILY) -> dict:
     """One case: the call, an iota input, the reference as the expectation. layout: extra desc
     fields (strides, total) of the input and the output. Raises if a nearest case would land on
-    a tie or a RESAMPLE case is given other offsets than its implied ones."""
-    if mode == "NEAREST_NEIGHBOR" and ties(in_sizes, out_sizes, scales, pairs):
+    a tie (unless it is marked ambiguous) or a RESAMPLE case is given other offsets than its
+    implied ones."""
+    if (mode == "NEAREST_NEIGHBOR" and not ambiguous
+            and ties(in_sizes, out_sizes, scales, pairs)):
         raise AssertionError(f"{cid}: a nearest coordinate lands on a tie")
     attributes: dict = {"InterpolationMode": mode, "Scales": list(scales)}
     if operator == "RESAMPLE1":
@@ -132,8 +137,9 @@ def single(operator: str, mode: str, data_type: DataType, cid: str, in_sizes: Se
                "OutputTensor": desc(data_type, out_sizes, **layout[1])}
     start, step = start_step or ramp(data_type, math.prod(in_sizes))
     offsets = f", {_pairs_text(pairs)}" if operator == "RESAMPLE1" else ""
-    return case(cid, operator, attributes, tensors, family=FAMILY, spec=spec,
+    return case(cid, operator, attributes, tensors, family=family, spec=spec,
                 inputs={"InputTensor": iota_input(tensors["InputTensor"], start, step)},
+                ambiguous=ambiguous,
                 tags=[data_type.name.lower(), mode.lower(), *tags],
                 description=(f"{what}: {list(in_sizes)} -> {list(out_sizes)}, Scales "
                              f"{list(scales)}{offsets}; input the ramp {start:g}, "
@@ -375,6 +381,55 @@ def _fewer_dimensions(operator: str, data_type: DataType) -> list[dict]:
                       cite("NOTES", "4")],
                 tags=[f"{dims}d"], what=f"{dims} dimension{'s' if dims > 1 else ''}"))
     return out
+
+
+#: The deep tier (conformance/generate/deep.py): dense sweeps of Scales and offsets on H and W.
+DEEP_SCALES = (0.25, 0.3, 0.4, 0.5, 0.6, 0.6666667, 0.75, 0.8, 1.0, 1.25, 1.3333334, 1.5, 2.0,
+               2.5, 3.0, 3.5, 4.0)
+DEEP_OFFSETS = (-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0)
+DEEP_INPUT = (1, 2, 4, 5)
+
+
+def deep_sweep(operator: str, data_type: DataType) -> list[dict]:
+    """The deep tier of one slice, both modes, on a ramp of DEEP_INPUT: RESAMPLE1 with every
+    scale of DEEP_SCALES on H and W and every (InputPixelOffset, OutputPixelOffset) pair of
+    DEEP_OFFSETS on both; RESAMPLE (offsets 0.5 / -0.5) with every pair of DEEP_SCALES on H and
+    W. Outputs of the natural size. A nearest case with a coordinate on a tie is kept, marked
+    ambiguous as the offsets family's 'ties' cases are (NOTES §4: never mandatory, reported
+    apart); ids deep/sampling/..."""
+    out = []
+    t = data_type.name.lower()
+    for mode in MODES:
+        if operator == "RESAMPLE1":
+            grid = [((s, s), (a, b)) for s in DEEP_SCALES for a in DEEP_OFFSETS
+                    for b in DEEP_OFFSETS]
+        else:
+            grid = [((h, w), HALF_PIXEL) for h in DEEP_SCALES for w in DEEP_SCALES]
+        for (sh, sw), pair in grid:
+            n, c, h, w = DEEP_INPUT
+            out_sizes = [n, c, natural(h, sh), natural(w, sw)]
+            scales = [1.0, 1.0, sh, sw]
+            pairs = [HALF_PIXEL, HALF_PIXEL, pair, pair]
+            tied = (mode == "NEAREST_NEIGHBOR"
+                    and ties(DEEP_INPUT, out_sizes, scales, pairs))
+            where = (f"scale-{sh}/offsets-{pair[0]}_{pair[1]}" if operator == "RESAMPLE1"
+                     else f"scale-{sh}_{sw}")
+            out.append(single(
+                operator, mode, data_type, f"deep/sampling/{operator.lower()}/{t}/"
+                f"{mode.lower()}/{where}", DEEP_INPUT, out_sizes, scales, pairs,
+                spec=[cite(page(operator), "Scales"), cite(page(operator), "InterpolationMode"),
+                      *([cite(page(operator), "InputPixelOffsets"),
+                         cite(page(operator), "OutputPixelOffsets")]
+                        if operator == "RESAMPLE1" else []), cite("NOTES", "4")],
+                tags=["sweep"], what=f"height and width scaled by {sh} and {sw}",
+                ambiguous=TIES if tied else None))
+    return out
+
+
+def deep_files() -> dict[str, Callable[[], list[dict]]]:
+    """The deep tier's files of this family: stem -> its cases' builder (one per slice)."""
+    return {f"{operator.lower()}_{t.name.lower()}": partial(deep_sweep, operator, t)
+            for operator in OPERATORS for t in TYPES}
 
 
 def files() -> dict[str, list[dict]]:

@@ -23,21 +23,31 @@ def restated(source: dict, operator: str, attributes: Mapping[str, Any], *, vari
              cites: Sequence[dict] = (), tags: Sequence[str] = (), what: str = "",
              ambiguous: str | None = None) -> dict:
     """A single-call RESAMPLE1 case (a mandatory one) as the same call of `operator` with
-    `attributes`: id generated/<family>/<operator>/<variant>/<the rest of its id>, the RESAMPLE1
-    page's citations moved to the operator's page and `cites` added, `what` before its
-    description; its feature level from the operator's tables."""
+    `attributes`: id <root>/<family>/<operator>/<variant>/<the rest of its id> (root: the
+    source's, generated or the deep tier's deep), the RESAMPLE1 page's citations moved to the
+    operator's page and `cites` added, `what` before its description; its feature level from the
+    operator's tables."""
     if source.get("operator") != "RESAMPLE1" or "ambiguous" in source:
         raise ValueError(f"{source['id']}: only mandatory single-call RESAMPLE1 cases restate")
     family = source["tags"][0]
-    rest = source["id"].removeprefix(f"generated/{family}/").removeprefix("resample1/")
+    root = source["id"].split("/", 1)[0]
+    rest = source["id"].removeprefix(f"{root}/{family}/").removeprefix("resample1/")
     page = ops.get(operator).page
     spec = [{**c, "page": page} if c["page"] == RESAMPLE1_PAGE else c for c in source["spec"]]
     description = "; ".join(t for t in (what, source.get("description", "")) if t)
-    return case(f"generated/{family}/{operator.lower()}/{variant}/{rest}", operator, attributes,
+    return case(f"{root}/{family}/{operator.lower()}/{variant}/{rest}", operator, attributes,
                 source["tensors"], family=family, spec=[*spec, *cites, cite("NOTES", "10")],
                 inputs=source["inputs"], expected=source.get("expected"),
                 tags=[*tags, *source["tags"][2:]], description=description,
                 ambiguous=ambiguous)
+
+
+def tie_free(source: dict) -> dict:
+    """A RESAMPLE1 case of the deep tier's sweep without its 'ambiguous' mark, to be restated:
+    RESAMPLE1's ties are halves of the coordinate, where RESAMPLE2 and RESAMPLE3 (floor or ceil
+    of the same coordinate) have none; their own near-ties, whole numbers, the reference takes
+    either neighbour at (notes §10), so the restated call is mandatory like any other."""
+    return {k: v for k, v in source.items() if k != "ambiguous"}
 
 
 def decided(operator: str, tensors: Mapping[str, Mapping[str, Any]],

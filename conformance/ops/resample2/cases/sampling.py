@@ -14,13 +14,16 @@ RoundingDirection misreadings (conformance/ops/resample2/misreadings.py) fails e
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from itertools import count
 
 from conformance.generate.build import cite
 from conformance.ops.resample.cases import sampling
-from conformance.ops.resample2.cases.derive import restated
+from conformance.ops.resample2.cases.derive import restated, tie_free
 from conformance.ops.resample2.examples import DIRECTIONS
 from conformance.ops.resample2.spec import Resample2
+from conformance.tensors import DataType
 
 FAMILY = "sampling"
 DESCRIPTION = ("RESAMPLE2 per data type and feature level on integer ramps: RESAMPLE1's "
@@ -38,6 +41,19 @@ def with_directions(source: dict, linear: count) -> list[dict]:
                      cites=[cite(SPEC.page, "RoundingDirection")],
                      what=f"RoundingDirection {d}")
             for d in directions]
+
+
+def deep_slice(data_type: DataType) -> list[dict]:
+    """The deep tier of one slice: RESAMPLE1's sweep (sampling.deep_sweep) as RESAMPLE2 calls,
+    nearest in both directions, linear in turn; ids deep/sampling/resample2/..."""
+    turn = count()
+    return [c for s in sampling.deep_sweep("RESAMPLE1", data_type)
+            for c in with_directions(tie_free(s), turn)]
+
+
+def deep_files() -> dict[str, Callable[[], list[dict]]]:
+    """The deep tier's files of this family: stem -> its cases' builder (one per slice)."""
+    return {f"resample2_{t.name.lower()}": partial(deep_slice, t) for t in sampling.TYPES}
 
 
 def files() -> dict[str, list[dict]]:

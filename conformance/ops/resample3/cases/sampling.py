@@ -10,14 +10,17 @@ Resample3.silent_regions() gives. The antialias family holds the stretched filte
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from itertools import count
 
 from conformance.generate.build import cite
 from conformance.ops.resample.cases import sampling
-from conformance.ops.resample2.cases.derive import restated
+from conformance.ops.resample2.cases.derive import restated, tie_free
 from conformance.ops.resample2.examples import DIRECTIONS
 from conformance.ops.resample3.cases.antialias import silence
 from conformance.ops.resample3.spec import Resample3
+from conformance.tensors import DataType
 
 FAMILY = "sampling"
 DESCRIPTION = ("RESAMPLE3 per data type on integer ramps: RESAMPLE1's sampling calls with "
@@ -32,6 +35,20 @@ def _restated(source: dict, direction: str) -> dict:
                     cites=[cite(SPEC.page, "RoundingDirection"), cite(SPEC.page, "Antialiased")],
                     what=f"RoundingDirection {direction}, Antialiased TRUE",
                     ambiguous=silence(source["tensors"], attributes))
+
+
+def deep_slice(data_type: DataType) -> list[dict]:
+    """The deep tier of one slice: RESAMPLE1's sweep (sampling.deep_sweep) as RESAMPLE3 calls
+    with Antialiased TRUE, the directions in turn, ambiguous where silent_regions() says; ids
+    deep/sampling/resample3/..."""
+    turn = count()
+    return [_restated(tie_free(s), DIRECTIONS[next(turn) % 2])
+            for s in sampling.deep_sweep("RESAMPLE1", data_type)]
+
+
+def deep_files() -> dict[str, Callable[[], list[dict]]]:
+    """The deep tier's files of this family: stem -> its cases' builder (one per slice)."""
+    return {f"resample3_{t.name.lower()}": partial(deep_slice, t) for t in sampling.TYPES}
 
 
 def files() -> dict[str, list[dict]]:
