@@ -79,17 +79,15 @@ def _entry_path(where: Path, k: str) -> Path:
 
 
 class Entry:
-    """A stored entry, its index read; payload() decodes the cases when they are needed."""
+    """A stored entry whose key and payload sha256 matched, its index read; payload() decodes
+    the cases when they are needed (not for a file -k or --shard takes nothing from)."""
 
-    def __init__(self, index: list[tuple[str, str, int]], payload: bytes,
-                 payload_sha256: str) -> None:
-        self.index, self._payload, self._sha256 = index, payload, payload_sha256
+    def __init__(self, index: list[tuple[str, str, int]], payload: bytes) -> None:
+        self.index, self._payload = index, payload
 
     def payload(self) -> list[tuple[dict[str, int], dict[str, Any]]] | None:
-        """[(key_lines, case)] in the index's order, or None when the payload is not the one
-        the index names (a corrupt entry: the caller parses the file instead)."""
-        if hashlib.sha256(self._payload).hexdigest() != self._sha256:
-            return None
+        """[(key_lines, case)] in the index's order, or None when the payload is not of the
+        shape written (the caller parses the file instead)."""
         try:
             cases = json.loads(self._payload)
         except (ValueError, RecursionError):
@@ -127,13 +125,16 @@ def read(k: str) -> Entry | None:
             and header.get("key") == k and isinstance(header.get("payload_sha256"), str)
             and isinstance(header.get("cases"), list)):
         return None
+    payload = payload.rstrip(b"\n")
+    if hashlib.sha256(payload).hexdigest() != header["payload_sha256"]:
+        return None
     index = []
     for row in header["cases"]:
         if not (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str)
                 and isinstance(row[1], str) and isinstance(row[2], int)):
             return None
         index.append((row[0], row[1], row[2]))
-    return Entry(index, payload.rstrip(b"\n"), header["payload_sha256"])
+    return Entry(index, payload)
 
 
 def write(k: str, cases: list[tuple[str, str, int, dict[str, int], dict[str, Any]]]) -> None:
