@@ -18,6 +18,7 @@ on any other error abandons it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -146,6 +147,8 @@ class Session:
         self.results: list[Result] = []
         self.applied: baselines.Applied | None = None
         self.duration_s = 0.0
+        #: Seconds select() took: finding, reading (or the parse cache), checking, building.
+        self.load_s = 0.0
 
     # -- selection ------------------------------------------------------------------------
     def select(self, collect_errors: bool = True) -> list[Case]:
@@ -157,6 +160,7 @@ class Session:
         problem of a case file is kept in load_errors and loading goes past it; False: the
         first raises its CaseFileError."""
         o = self.options
+        t0 = perf_counter()
         self.paths = [Path(p) for p in o.cases] if o.cases else default_case_paths()
         require_paths(self.paths)
         self.load_errors = []
@@ -170,6 +174,7 @@ class Session:
         else:
             self.cases = build_indexed(chosen, errors)
             self.selected = list(self.cases)
+        self.load_s = perf_counter() - t0
         return self.cases
 
     # -- execution ------------------------------------------------------------------------
@@ -349,8 +354,14 @@ class Session:
             load_errors=[{"file": e.path, "line": e.line, "message": e.message}
                          for e in self.load_errors],
             execution={**execution.to_json(), "certify": o.certify,
-                       "resumed_cases": len(self.journal.done), "retries": o.retries},
+                       "resumed_cases": len(self.journal.done), "retries": o.retries,
+                       **self._timings()},
             shard=self.shard, execution_flags=execution.execution_flags.names)
+
+    def _timings(self) -> dict[str, float]:
+        """With DMLCONF_TIMINGS set (benchmarks/bench_harness.py): the seconds select() took,
+        for the execution record; nothing otherwise (a results document is not noisier)."""
+        return {"load_s": round(self.load_s, 3)} if os.environ.get("DMLCONF_TIMINGS") else {}
 
     def write(self, doc: dict[str, Any]) -> None:
         """Write the results file (atomically), then remove the journal: the run is whole."""
