@@ -8,14 +8,24 @@ One module per job, each importing only those above it:
   schema_check  the schema check, messages naming the key and its line
   selection     the case files under paths, -k patterns, the hash of a case set
   build         a checked case mapping -> a Case (calls, sources, expectations); logical values
-  load          load_cases / load_file / load_text: read, parse, check, build
+  cache         the parse cache: checked plain data keyed by a file's bytes (never stale)
+  load          load_cases / load_file / load_text: read, parse, check, build; index /
+                select_indexed / build_indexed for a run that builds only the cases it selects
 
 The public names are re-exported here: `from conformance.casefile import load_cases, Case`.
 """
 
 from conformance.casefile.build import MAX_HASHED_BYTES, UNEXPECTED, logical_values
 from conformance.casefile.errors import CaseFileError
-from conformance.casefile.load import load_cases, load_file, load_text
+from conformance.casefile.load import (
+    Indexed,
+    build_indexed,
+    index,
+    load_cases,
+    load_file,
+    load_text,
+)
+from conformance.casefile.load import select as select_indexed
 from conformance.casefile.model import (
     SINGLE,
     Case,
@@ -38,6 +48,6 @@ from conformance.casefile.selection import (
 
 __all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_HASHED_BYTES", "MAX_INT_BITS", "MAX_VALUES",
            "NO_SUCH_PATH", "SINGLE", "UNEXPECTED", "Case", "CaseFileError", "Expectation",
-           "NamedCall", "Relation", "Source", "Take", "case_files", "case_set_hash",
-           "id_matches", "load_cases", "load_file", "load_text", "logical_values",
-           "require_paths", "schema", "select"]
+           "Indexed", "NamedCall", "Relation", "Source", "Take", "build_indexed", "case_files",
+           "case_set_hash", "id_matches", "index", "load_cases", "load_file", "load_text",
+           "logical_values", "require_paths", "schema", "select", "select_indexed"]

@@ -32,10 +32,12 @@ from conformance.tensors import TensorDesc
 UNEXPECTED = "could not be checked (a loader bug; please report it)"
 
 
-def build_case(item: LineDict, path: str | Path, hashing: list[int]) -> Case:
-    """_build, whose failures are all CaseFileErrors that name the case."""
+def build_case(item: LineDict, path: str | Path, hashing: list[int],
+               raw: dict[str, Any] | None = None, digest: str = "") -> Case:
+    """_build, whose failures are all CaseFileErrors that name the case. raw: plain(item)
+    when the caller has it; digest: its digest when known."""
     try:
-        return _build(item, path, hashing)
+        return _build(item, path, hashing, plain(item) if raw is None else raw, digest)
     except CaseFileError:
         raise
     except (ArithmeticError, LookupError, TypeError, ValueError, MemoryError,
@@ -45,7 +47,8 @@ def build_case(item: LineDict, path: str | Path, hashing: list[int]) -> Case:
                             ) from None
 
 
-def _build(item: LineDict, path: str | Path, hashing: list[int]) -> Case:
+def _build(item: LineDict, path: str | Path, hashing: list[int], raw: dict[str, Any],
+           digest: str) -> Case:
     """The Case of a merged case mapping. hashing: [bytes of generated values the loader may
     still make, in this file, to tell a missing sha256], charged."""
 
@@ -87,7 +90,7 @@ def _build(item: LineDict, path: str | Path, hashing: list[int]) -> Case:
     case = Case(id=item["id"], feature_level=level, spec=spec, calls=tuple(calls), inputs={},
                 expected=None, feature_level_below=below, tags=tuple(item.get("tags", ())),
                 description=item.get("description", ""), ambiguous=item.get("ambiguous"),
-                file=str(path), line=item.line, raw=plain(item))
+                file=str(path), line=item.line, raw=raw, sha256=digest)
 
     def ref(text: str, *keys: Any, kind: str | None = None) -> str:
         full = f"{SINGLE}.{text}" if "calls" not in item and "." not in text else text

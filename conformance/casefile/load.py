@@ -7,43 +7,154 @@ from __future__ import annotations
 import gc
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from conformance.casefile import build
+from conformance.casefile import build as build_module
+from conformance.casefile import cache
 from conformance.casefile.errors import CaseFileError, collect, mib
-from conformance.casefile.model import Case
-from conformance.casefile.safe_yaml import MAX_FILE_BYTES, MAX_VALUES, LineDict, parse
+from conformance.casefile.model import Case, raw_digest
+from conformance.casefile.safe_yaml import MAX_FILE_BYTES, MAX_VALUES, LineDict, parse, plain
 from conformance.casefile.schema_check import schema_error, validators
-from conformance.casefile.selection import case_files
+from conformance.casefile.selection import case_files, id_matches
 
 
-def load_cases(paths: Iterable[str | Path],
-               errors: list[CaseFileError] | None = None) -> list[Case]:
-    """Every case under paths, ids unique across them.
+def load_cases(paths: Iterable[str | Path], errors: list[CaseFileError] | None = None,
+               patterns: Sequence[str] = ()) -> list[Case]:
+    """Every case under paths (only those whose id matches a -k pattern, when given: the
+    others are not built), ids unique across them.
 
     errors None: the first problem raises its CaseFileError. A list: every problem is appended
     to it and loading goes on: a file that cannot be read, parsed or fails the file-level
     checks is skipped whole; a case that fails its checks, or whose id an earlier case has,
     is dropped alone and the file's other cases are kept."""
-    cases: list[Case] = []
-    seen: dict[str, Case] = {}
+    return build_indexed(select(index(paths, errors), patterns), errors)
+
+
+class Indexed(NamedTuple):
+    """One case of a checked file, not built: what -k and --shard select from. Its id and
+    digest() are the built Case's (selection.case_set_hash takes either)."""
+
+    file: Checked
+    position: int
+    id: str
+    sha256: str
+    line: int
+
+    def digest(self) -> str:
+        return self.sha256
+
+
+def index(paths: Iterable[str | Path],
+          errors: list[CaseFileError] | None = None) -> list[Indexed]:
+    """The cases under paths, checked (parsed and schema-checked, or found in the parse cache)
+    but not built, ids unique across them (errors: as for load_cases)."""
+    out: list[Indexed] = []
+    seen: dict[str, Indexed] = {}
     for path in case_files(paths, errors):
-        for case in load_file(path, errors):
-            if case.id in seen:
-                first = seen[case.id]
-                collect(CaseFileError(path, case.line, f"case id {case.id!r} is already used at "
-                                                       f"{first.file}:{first.line}"), errors)
+        checked = check_file(path, errors)
+        if checked is None:
+            continue
+        for position, (case_id, digest, line) in enumerate(checked.index):
+            if case_id in seen:
+                first = seen[case_id]
+                collect(CaseFileError(path, line, f"case id {case_id!r} is already used at "
+                                                  f"{first.file.path}:{first.line}"), errors)
                 continue
-            seen[case.id] = case
-            cases.append(case)
+            seen[case_id] = entry = Indexed(checked, position, case_id, digest, line)
+            out.append(entry)
+    return out
+
+
+def select(entries: Sequence[Indexed], patterns: Sequence[str]) -> list[Indexed]:
+    """The entries whose id matches any -k pattern (all of them with no pattern)."""
+    if not patterns:
+        return list(entries)
+    return [e for e in entries if any(id_matches(e.id, p) for p in patterns)]
+
+
+def build_indexed(entries: Iterable[Indexed], errors: list[CaseFileError] | None = None
+          ) -> list[Case]:
+    """The Cases of the entries, in their order (errors: as for load_cases: a case that fails
+    its checks is dropped)."""
+    cases: list[Case] = []
+    budgets: dict[int, list[int]] = {}  # per file: its budget for telling missing sha256s
+    enabled = gc.isenabled()
+    gc.disable()  # see load_file
+    try:
+        for e in entries:
+            hashing = budgets.setdefault(id(e.file), build_module.hash_budget())
+            try:
+                cases.append(e.file.case(e.position, hashing))
+            except CaseFileError as exc:
+                collect(exc, errors)
+    finally:
+        if enabled:
+            gc.enable()
     return cases
+
+
+class Checked:
+    """A case file read, parsed and schema-checked (or its parse cache entry read), its cases
+    not built: index holds (id, digest, line) of each case that passed its checks."""
+
+    def __init__(self, path: str | Path, data: bytes, index: list[tuple[str, str, int]],
+                 items: list[tuple[LineDict, dict[str, Any]]] | None = None,
+                 entry: cache.Entry | None = None) -> None:
+        self.path, self.data, self.index = path, data, index
+        self._items, self._entry = items, entry
+
+    def items(self) -> list[tuple[LineDict, dict[str, Any]]]:
+        """(the case with its defaults merged in, its plain data), in the index's order."""
+        if self._items is None:
+            payload = self._entry.payload() if self._entry else None
+            if payload is None:  # an entry not as written: parse the file afresh
+                fresh = _check_text(self.data.decode("utf-8"), self.path, [], self.data)
+                if fresh.index != self.index:
+                    raise CaseFileError(self.path, None, "its parse cache entry did not match "
+                                        "it and has been written again: run again")
+                self._items = fresh.items()
+            else:
+                self._items = [(_line_dict(case, lines, line), case)
+                               for (lines, case), (_, _, line) in zip(payload, self.index,
+                                                                      strict=True)]
+        return self._items
+
+    def case(self, position: int, hashing: list[int]) -> Case:
+        """The Case at position. A case from the cache that fails its checks is checked again
+        from the file's text, for the exact line of its error (the cache keeps top-level key
+        lines only)."""
+        item, raw = self.items()[position]
+        try:
+            return build_module.build_case(item, self.path, hashing, raw,
+                                           self.index[position][1])
+        except CaseFileError:
+            if self._entry is None:
+                raise
+        fresh = _check_text(self.data.decode("utf-8"), self.path, [], self.data)
+        item, raw = fresh.items()[position]
+        return build_module.build_case(item, self.path, build_module.hash_budget(), raw)
+
+
+def _line_dict(case: dict[str, Any], key_lines: dict[str, int], line: int) -> LineDict:
+    item = LineDict(case)
+    item.line, item.key_lines = line, key_lines
+    return item
 
 
 def load_file(path: str | Path, errors: list[CaseFileError] | None = None) -> list[Case]:
     """The cases of one file (errors: as for load_cases). Only a regular file is read: a FIFO,
     a device, a socket or a folder (or a symbolic link to one) is refused without opening it."""
+    checked = check_file(path, errors)
+    if checked is None:
+        return []
+    return build_indexed(_all(checked), errors)
+
+
+def check_file(path: str | Path, errors: list[CaseFileError] | None = None) -> Checked | None:
+    """A case file read and checked (parsed and schema-checked, or its parse cache entry
+    read), or None when it cannot be (errors: as for load_cases)."""
     try:
         refused = _not_regular(os.stat(path), path)
         if refused is None:
@@ -54,28 +165,44 @@ def load_file(path: str | Path, errors: list[CaseFileError] | None = None) -> li
                 refused = _not_regular(os.fstat(f.fileno()), path)
                 data = b"" if refused else f.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        return collect(CaseFileError(path, None, f"cannot read: {exc.strerror or exc}"), errors)
+        collect(CaseFileError(path, None, f"cannot read: {exc.strerror or exc}"), errors)
+        return None
     if refused:
-        return collect(CaseFileError(path, None, refused), errors)
+        collect(CaseFileError(path, None, refused), errors)
+        return None
     if len(data) > MAX_FILE_BYTES:
-        return collect(CaseFileError(path, None, f"the file is larger than {mib(MAX_FILE_BYTES)}, "
-                                                 "the limit for a case file"), errors)
+        collect(CaseFileError(path, None, f"the file is larger than {mib(MAX_FILE_BYTES)}, "
+                                          "the limit for a case file"), errors)
+        return None
+    k = cache.key(data)
+    entry = cache.read(k)
+    if entry is not None:
+        return Checked(path, data, entry.index, entry=entry)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return collect(CaseFileError(path, line, f"not UTF-8 text: byte 0x{data[exc.start]:02x} "
-                                                 f"in column {column} ({exc.reason})"), errors)
+        collect(CaseFileError(path, line, f"not UTF-8 text: byte 0x{data[exc.start]:02x} "
+                                          f"in column {column} ({exc.reason})"), errors)
+        return None
     # Loading makes many small acyclic objects; the cyclic collector's passes over them cost
     # more than the loading itself, so it is paused meanwhile (nothing here makes cycles).
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return load_text(text, path, errors)
+        found: list[CaseFileError] = []
+        checked = _check_text(text, path, found, data)
     finally:
         if enabled:
             gc.enable()
+    for error in found:
+        collect(error, errors)
+    if not found:  # errors are never cached: a file with any is checked afresh each time
+        cache.write(k, [(*row, item.key_lines, raw)
+                        for row, (item, raw) in zip(checked.index, checked.items(),
+                                                    strict=True)])
+    return checked
 
 
 _FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
@@ -96,7 +223,22 @@ def _not_regular(status: os.stat_result, path: str | Path) -> str | None:
 
 def load_text(text: str, path: str | Path = "<text>",
               errors: list[CaseFileError] | None = None) -> list[Case]:
-    """The cases of a case file's text; path names it in errors (errors: as for load_cases)."""
+    """The cases of a case file's text; path names it in errors (errors: as for load_cases).
+    Not cached: the parse cache is keyed by a file's bytes (load_file)."""
+    found: list[CaseFileError] = []
+    checked = _check_text(text, path, found, None, stop=errors is None)
+    for error in found:
+        collect(error, errors)
+    return build_indexed(_all(checked), errors)
+
+
+def _check_text(text: str, path: str | Path, found: list[CaseFileError], data: bytes | None,
+                stop: bool = False) -> Checked:
+    """Parse and schema-check a case file's text: its problems appended to found (stop: from
+    the first one on, nothing more is checked), the cases that pass in the Checked."""
+    checked = Checked(path, data or b"", [], [])
+    items = checked._items
+    assert items is not None
     try:
         doc = parse(text, path)
         if not isinstance(doc, dict):
@@ -109,21 +251,22 @@ def load_text(text: str, path: str | Path = "<text>",
         defaults = doc.get("defaults", LineDict())
         _check_work(doc["cases"], defaults, path)
     except CaseFileError as exc:
-        return collect(exc, errors)
-    cases = []
-    hashing = build.hash_budget()  # the file's budget for telling missing sha256s
+        found.append(exc)
+        return checked
     for i, item in enumerate(doc["cases"]):
-        try:
-            merged = LineDict({**defaults, **item})
-            merged.line = item.line
-            merged.key_lines = {**{k: defaults.key_lines[k] for k in defaults}, **item.key_lines}
-            error = schema_error(case_validator, merged, path, ("cases", i))
-            if error:
-                raise error
-            cases.append(build.build_case(merged, path, hashing))
-        except CaseFileError as exc:
-            collect(exc, errors)
-    return cases
+        merged = LineDict({**defaults, **item})
+        merged.line = item.line
+        merged.key_lines = {**{k: defaults.key_lines[k] for k in defaults}, **item.key_lines}
+        error = schema_error(case_validator, merged, path, ("cases", i))
+        if error:
+            found.append(error)
+            if stop:
+                return checked
+            continue
+        raw = plain(merged)
+        checked.index.append((merged["id"], raw_digest(raw), merged.line))
+        items.append((merged, raw))
+    return checked
 
 
 def _check_work(items: list[Any], defaults: dict[str, Any], path: str | Path) -> None:
@@ -137,3 +280,7 @@ def _check_work(items: list[Any], defaults: dict[str, Any], path: str | Path) ->
         raise CaseFileError(path, getattr(defaults, "line", None) or None,
                             f"with 'defaults' merged into each of its {len(items)} cases the "
                             f"file holds more than {MAX_VALUES:,} values")
+
+
+def _all(checked: Checked) -> list[Indexed]:
+    return [Indexed(checked, i, *row) for i, row in enumerate(checked.index)]

@@ -90,6 +90,8 @@ class Case:
     file: str = ""
     line: int = 0
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: digest() when the loader knows it already (the parse cache's index); "" otherwise.
+    sha256: str = field(default="", repr=False, compare=False)
 
     @property
     def rejected(self) -> bool:
@@ -114,4 +116,10 @@ class Case:
         return ref.split(".", 1)[1] if len(self.calls) == 1 else ref
 
     def digest(self) -> str:
-        return hashlib.sha256(json.dumps(self.raw, sort_keys=True).encode()).hexdigest()
+        """sha256 of the case's mapping (its defaults merged in): names its content."""
+        return self.sha256 or raw_digest(self.raw)
+
+
+def raw_digest(raw: dict[str, Any]) -> str:
+    """The digest of a case's plain mapping (Case.digest)."""
+    return hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()

@@ -99,20 +99,41 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
 
 
 def write(doc: dict[str, Any], path: str | Path) -> None:
-    """Atomically: the old file or the new one is there, never a partial one."""
-    write_atomic(json.dumps(doc, indent=1) + "\n", path)
+    """Atomically: the old file or the new one is there, never a partial one. Streamed: each
+    top-level field on a line of its own, then one result per line (a compatible layout:
+    any JSON reader reads it whole; docs/profile.md), so the whole document is never held
+    as one indented text."""
+    write_atomic(_lines(doc), path)
 
 
-def write_atomic(text: str, path: str | Path) -> None:
-    """Write PATH.tmp, flush it to the disk, and rename it over PATH (atomic on POSIX and
-    Windows): a crash or Ctrl-C at any moment leaves the old file or the new one, whole.
-    Missing parent folders are created."""
+def _lines(doc: dict[str, Any]) -> Iterable[str]:
+    """The results document as JSON text, a line at a time (json.loads reads it whole)."""
+    fields = [(k, v) for k, v in doc.items() if k != "results"]
+    yield "{"
+    for i, (k, v) in enumerate(fields):
+        yield ("" if i == 0 else ",") + f"\n{json.dumps(k)}: {json.dumps(v)}"
+    if "results" in doc:
+        yield (",\n" if fields else "\n") + '"results": ['
+        for i, r in enumerate(doc["results"]):
+            yield ("\n" if i == 0 else ",\n") + json.dumps(r)
+        yield "\n]"
+    yield "\n}\n"
+
+
+def write_atomic(text: str | Iterable[str], path: str | Path) -> None:
+    """Write PATH.tmp (text, or its pieces one after the other), flush it to the disk, and
+    rename it over PATH (atomic on POSIX and Windows): a crash, an error making a piece or
+    Ctrl-C at any moment leaves the old file or the new one, whole. Missing parent folders are
+    created."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
+            if isinstance(text, str):
+                f.write(text)
+            else:
+                f.writelines(text)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

@@ -18,7 +18,8 @@ on any other error abandons it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,11 +31,13 @@ from conformance.backend import backend_class
 from conformance.casefile import (
     Case,
     CaseFileError,
+    Indexed,
+    build_indexed,
     case_set_hash,
-    load_cases,
+    index,
     require_paths,
+    select_indexed,
 )
-from conformance.casefile import select as by_patterns
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.results import FAILING, Result
@@ -100,6 +103,25 @@ class RunOptions:
     json: str | Path = DEFAULT_JSON
 
 
+class _Selection(Sequence[Case]):
+    """A shard's whole selection: its length known from the index, its cases built only when
+    one is read (a shard runs its own cases only)."""
+
+    def __init__(self, entries: list[Indexed], errors: list[CaseFileError] | None) -> None:
+        self._entries, self._errors, self._cases = entries, errors, None
+
+    def _built(self) -> list[Case]:
+        if self._cases is None:
+            self._cases = build_indexed(self._entries, self._errors)
+        return self._cases
+
+    def __len__(self) -> int:
+        return len(self._entries) if self._cases is None else len(self._cases)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._built()[i]
+
+
 class Session:
     """One run (see the module). Attributes, as the steps fill them in: cases (selected, the
     shard taken), paths, load_errors, shard, case_set; execution; runner, journal, todo;
@@ -112,7 +134,7 @@ class Session:
         #: Read before anything runs: a malformed baseline is a usage error (BaselineError).
         self.baseline = baselines.load(options.baseline) if options.baseline else None
         self.paths: list[Path] = []
-        self.selected: list[Case] = []
+        self.selected: Sequence[Case] = []
         self.cases: list[Case] = []
         self.load_errors: list[CaseFileError] = []
         self.shard: dict[str, Any] | None = None
@@ -125,21 +147,34 @@ class Session:
         self.results: list[Result] = []
         self.applied: baselines.Applied | None = None
         self.duration_s = 0.0
+        #: Seconds select() took: finding, reading (or the parse cache), checking, building.
+        self.load_s = 0.0
 
     # -- selection ------------------------------------------------------------------------
     def select(self, collect_errors: bool = True) -> list[Case]:
         """Load the case paths and select by the patterns (self.selected), then take the shard
-        (self.cases, returned). collect_errors: every problem of a case file is kept in
-        load_errors and loading goes past it; False: the first raises its CaseFileError."""
+        (self.cases, returned). Only the cases a run takes are built: the selection and the
+        shard are made from the case files' index (parsed and schema-checked, or read from
+        the parse cache: casefile.cache), so -k and --shard pay for what they select; a
+        shard's self.selected builds the rest only if it is read. collect_errors: every
+        problem of a case file is kept in load_errors and loading goes past it; False: the
+        first raises its CaseFileError."""
         o = self.options
+        t0 = perf_counter()
         self.paths = [Path(p) for p in o.cases] if o.cases else default_case_paths()
         require_paths(self.paths)
         self.load_errors = []
-        loaded = load_cases(self.paths, self.load_errors if collect_errors else None)
-        self.selected = by_patterns(loaded, o.patterns)
-        self.cases, self.shard = list(self.selected), None
+        errors = self.load_errors if collect_errors else None
+        chosen = select_indexed(index(self.paths, errors), o.patterns)
+        self.shard = None
         if o.shard:
-            self.cases, self.shard = shards.take(self.selected, *shards.parse(o.shard))
+            mine, self.shard = shards.take(chosen, *shards.parse(o.shard))  # type: ignore
+            self.cases = build_indexed(mine, errors)
+            self.selected = _Selection(chosen, errors)
+        else:
+            self.cases = build_indexed(chosen, errors)
+            self.selected = list(self.cases)
+        self.load_s = perf_counter() - t0
         return self.cases
 
     # -- execution ------------------------------------------------------------------------
@@ -319,8 +354,14 @@ class Session:
             load_errors=[{"file": e.path, "line": e.line, "message": e.message}
                          for e in self.load_errors],
             execution={**execution.to_json(), "certify": o.certify,
-                       "resumed_cases": len(self.journal.done), "retries": o.retries},
+                       "resumed_cases": len(self.journal.done), "retries": o.retries,
+                       **self._timings()},
             shard=self.shard, execution_flags=execution.execution_flags.names)
+
+    def _timings(self) -> dict[str, float]:
+        """With DMLCONF_TIMINGS set (benchmarks/bench_harness.py): the seconds select() took,
+        for the execution record; nothing otherwise (a results document is not noisier)."""
+        return {"load_s": round(self.load_s, 3)} if os.environ.get("DMLCONF_TIMINGS") else {}
 
     def write(self, doc: dict[str, Any]) -> None:
         """Write the results file (atomically), then remove the journal: the run is whole."""

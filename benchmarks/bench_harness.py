@@ -1,0 +1,140 @@
+"""Where a `dmlconf run` spends its time (issue 16, "a lean harness"): launches the command as
+separate processes, process start included, N times per configuration, with a cold parse cache
+(a fresh DMLCONF_CACHE folder per launch) and a warm one, and reports the median and min-max of
+
+  wall      the process, start to exit
+  loading   Session.select(): finding, reading (or the parse cache), checking, building
+            (the execution record's load_s, written with DMLCONF_TIMINGS set)
+  running   Session.run() (the results document's duration_s)
+  execute   the summed time inside the backend's execute(), in every process that runs cases
+            (a sitecustomize put on PYTHONPATH for the launches only wraps the backend class's
+            execute with a timer; the results are not changed)
+
+and the ratios the issue sets targets for: loading / wall (at most 15%) and wall / execute
+(at most 2x). Usage:
+
+  python benchmarks/bench_harness.py --runs 5 [--backend numpy] [-k tables] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Wraps the benchmarked backend's execute() with a timer in every process of the run; at exit
+#: each process appends its sum (seconds) to $DMLCONF_BENCH_EXECUTE_LOG.
+SITECUSTOMIZE = '''
+import atexit, os, time
+_log = os.environ.get("DMLCONF_BENCH_EXECUTE_LOG")
+if _log:
+    from conformance.backend import backend_class
+    _cls = backend_class(os.environ["DMLCONF_BENCH_BACKEND"])
+    _real = _cls.execute
+    _spent = [0.0]
+
+    def execute(self, *args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return _real(self, *args, **kwargs)
+        finally:
+            _spent[0] += time.perf_counter() - t0
+
+    _cls.execute = execute
+
+    @atexit.register
+    def _report():
+        if _spent[0]:
+            with open(_log, "a") as f:
+                f.write(f"{_spent[0]!r}\\n")
+'''
+
+
+def launch(args: list[str], cache: Path, backend: str, work: Path) -> dict[str, float]:
+    """One `dmlconf run ARGS` in a process of its own: its figures."""
+    out, log = work / "results.json", work / "execute.log"
+    log.unlink(missing_ok=True)
+    env = {**os.environ, "DMLCONF_CACHE": str(cache), "DMLCONF_TIMINGS": "1",
+           "DMLCONF_BENCH_EXECUTE_LOG": str(log), "DMLCONF_BENCH_BACKEND": backend,
+           "PYTHONPATH": os.pathsep.join([str(work / "site"), str(ROOT),
+                                          os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "dmlconf", "run", "-q", "--backend", backend, *args,
+               "--json", str(out)]
+    t0 = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
+    doc = json.loads(out.read_text())
+    execute = sum(float(x) for x in log.read_text().split()) if log.exists() else float("nan")
+    return {"wall_s": wall, "loading_s": float(doc["execution"].get("load_s", "nan")),
+            "running_s": float(doc["duration_s"]), "execute_s": execute,
+            "cases": float(len(doc["results"]))}
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def measure(args: list[str], runs: int, warm: bool, backend: str, work: Path
+            ) -> dict[str, Any]:
+    """runs launches of one configuration: each figure's spread, and the ratios per launch."""
+    rows = []
+    warm_cache = work / "warm-cache"
+    if warm:
+        launch(args, warm_cache, backend, work)  # fills the cache; not counted
+    for i in range(runs):
+        cache = warm_cache if warm else work / f"cold-cache-{len(args)}-{i}"
+        row = launch(args, cache, backend, work)
+        row["loading_share"] = row["loading_s"] / row["wall_s"]
+        row["wall_per_execute"] = row["wall_s"] / row["execute_s"]
+        rows.append(row)
+    return {key: spread([r[key] for r in rows]) for key in rows[0]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--backend", default="numpy")
+    parser.add_argument("-k", action="append", default=[], help="also time a -k run")
+    parser.add_argument("--json", help="write the figures here")
+    given = parser.parse_args()
+    configurations = [("in this process (--no-isolate)", ["--no-isolate"]),
+                      ("isolated (the default)", [])]
+    configurations += [(f"-k {k} (the default execution)", ["-k", k]) for k in given.k]
+    figures = []
+    with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
+        work = Path(tmp)
+        (work / "site").mkdir()
+        (work / "site" / "sitecustomize.py").write_text(SITECUSTOMIZE)
+        for name, args in configurations:
+            for warm in (False, True):
+                got = measure(args, given.runs, warm, given.backend, work)
+                figures.append({"run": name, "cache": "warm" if warm else "cold",
+                                "args": args, "launches": given.runs, **got})
+    print(f"dmlconf run --backend {given.backend}: median (min-max) of {given.runs} launches")
+    print(f"{'run':34} {'cache':5} {'cases':>5} {'wall s':>17} {'loading s':>17} "
+          f"{'running s':>17} {'execute s':>17} {'load/wall':>9} {'wall/exec':>9}")
+    for f in figures:
+        def shown(key: str, f: dict[str, Any] = f) -> str:
+            s = f[key]
+            return f"{s['median']:.2f} ({s['min']:.2f}-{s['max']:.2f})"
+        print(f"{f['run']:34} {f['cache']:5} {f['cases']['median']:5.0f} {shown('wall_s'):>17} "
+              f"{shown('loading_s'):>17} {shown('running_s'):>17} {shown('execute_s'):>17} "
+              f"{f['loading_share']['median']:9.1%} {f['wall_per_execute']['median']:9.2f}")
+    if given.json:
+        Path(given.json).write_text(json.dumps(figures, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
