@@ -26,3 +26,20 @@ def hypothesis_home(tmp_path: Path) -> Iterator[None]:
     set_hypothesis_home_dir(tmp_path / ".hypothesis")
     yield
     set_hypothesis_home_dir(None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def suite_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The suite's cache folder (parse cache, deep tier: casefile.cache.root()) is a temporary
+    one for the whole test run, shared by its tests and the commands they start, never the
+    user's ~/.cache."""
+    import os
+
+    folder = tmp_path_factory.mktemp("dmlconf-cache")
+    before = os.environ.get("DMLCONF_CACHE")
+    os.environ["DMLCONF_CACHE"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("DMLCONF_CACHE", None)
+    else:
+        os.environ["DMLCONF_CACHE"] = before

@@ -47,15 +47,25 @@ MAX_ENTRY_BYTES = 4 * safe_yaml.MAX_FILE_BYTES
 _OFF = {"", "0", "off", "no", "none", "false"}
 
 
-def folder() -> Path | None:
-    """Where entries are kept, or None with the cache turned off (DMLCONF_CACHE=off)."""
+def root() -> Path:
+    """The suite's cache folder, which the parse cache (parse/) and the deep tier (deep/) share:
+    $DMLCONF_CACHE where set to a folder, else dml-conformance/ in the user's cache folder
+    ($XDG_CACHE_HOME, %LOCALAPPDATA% on Windows, else ~/.cache)."""
     given = os.environ.get("DMLCONF_CACHE")
-    if given is not None:
-        return None if given.strip().lower() in _OFF else Path(given) / "parse"
+    if given is not None and given.strip().lower() not in _OFF:
+        return Path(given)
     base = os.environ.get("XDG_CACHE_HOME") or (
         os.environ.get("LOCALAPPDATA") if sys.platform == "win32" else None)
-    root = Path(base) if base else Path.home() / ".cache"
-    return root / "dml-conformance" / "parse"
+    return (Path(base) if base else Path.home() / ".cache") / "dml-conformance"
+
+
+def folder() -> Path | None:
+    """Where entries are kept, or None with the cache turned off (DMLCONF_CACHE=off: the parse
+    cache only; the deep tier needs its folder and keeps it under root())."""
+    given = os.environ.get("DMLCONF_CACHE")
+    if given is not None and given.strip().lower() in _OFF:
+        return None
+    return root() / "parse"
 
 
 @cache

@@ -6,12 +6,13 @@ A family module takes part by defining deep_files() -> {stem: builder}, each bui
 that file's case dicts (ids deep/<family>/...), built with the family's own builders; this
 module asks every family module (conformance.generate.family_modules()) and names none.
 
-The cache folder is <DMLCONF_CACHE or ~/.cache/dml-conformance>/deep/<suite version>/. It holds
-<family>/<stem>-<k>.yaml (at most FILE_CASES cases a file) and manifest.json: the sha256 of every
-file, the sha256 of the whole set (over the sorted "path sha256" lines) and the fingerprint of the
-generator (the source of conformance/generate/ and conformance/ops/, which decide every case),
-so that an edited, missing or extra file, an interrupted generation (the manifest is written
-last) or a cache made by other generator code is found and regenerated.
+The cache folder is deep/<suite version>/ in the suite's cache folder (casefile.cache.root()).
+It holds <family>/<stem>-<k>.yaml (at most FILE_CASES cases a file) and manifest.json: the
+sha256 of every file, the sha256 of the whole set (over the sorted "path sha256" lines) and
+the fingerprint of the generator (the source of conformance/generate/ and conformance/ops/,
+which decide every case), so that an edited, missing or extra file, an interrupted generation
+(the manifest is written last) or a cache made by other generator code is found and
+regenerated.
 
 Every deep case carries the tag TAG. None is in the mustpass lists (those are made from the
 committed cases under cases/ only); a run of the tier judges each case as any other, so a deep
@@ -24,12 +25,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
 
 from conformance import __version__
+from conformance.casefile import cache
 from conformance.generate import HEADER, family_modules
 from conformance.generate.emit import dump
 
@@ -44,9 +45,9 @@ GENERATOR_SOURCES = ("generate", "ops")
 
 
 def cache_folder() -> Path:
-    """<DMLCONF_CACHE or ~/.cache/dml-conformance>/deep/<suite version>."""
-    base = os.environ.get("DMLCONF_CACHE") or Path.home() / ".cache" / "dml-conformance"
-    return Path(base) / TIER / __version__
+    """deep/<suite version> in the suite's cache folder (casefile.cache.root(): DMLCONF_CACHE
+    or ~/.cache/dml-conformance), beside the parse cache."""
+    return cache.root() / TIER / __version__
 
 
 def deep_modules() -> list[ModuleType]:
