@@ -123,10 +123,10 @@ class NumbaBackend(Backend):
         crd = call.attributes.get("Order", "DEPTH_COLUMN_ROW") == "COLUMN_ROW_DEPTH"
         rows = s_in[3] == 1 and s_out[3] == 1  # contiguous rows: the vectorised kernels
         if kernel == "depth_to_space":
-            run = k.depth_to_space_rows if rows else k.depth_to_space
+            run = k.depth_to_space_rows if rows else k.depth_to_space_blocked
             run(src, dst, np.array(dst_desc.sizes, dtype=np.int64), s_in, s_out, block, crd)
         else:
-            run = k.space_to_depth_rows if rows else k.space_to_depth
+            run = k.space_to_depth_rows if rows else k.space_to_depth_blocked
             run(src, dst, np.array(src_desc.sizes, dtype=np.int64), s_in, s_out, block, crd)
 
     def _resample(self, call: OperatorCall, bindings: Mapping[str, np.ndarray],

@@ -67,6 +67,70 @@ def space_to_depth(src: np.ndarray, dst: np.ndarray, sizes_in: np.ndarray, s_in:
                 dst[out_base + ox * s_out[3]] = src[in_base + (ox * block + bx) * s_in[3]]
 
 
+#: Depth-form columns per tile of the blocked kernels: a tile of an NHWC row (TILE columns of
+#: every channel, 4 KiB for 64 float32 channels) stays in L1 while it is transposed.
+TILE = 16
+
+
+@njit(parallel=True, **JIT)
+def depth_to_space_blocked(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray,
+                           s_in: np.ndarray, s_out: np.ndarray, block: int, crd: bool) -> None:
+    """depth_to_space for any strides, cache-blocked: one job per depth-form row (n, iy) moves
+    every channel of it, so the job reads one contiguous block when the channels are innermost
+    (NHWC) and writes `block` whole rows of every output channel: each input line is read once
+    from memory and transposed in cache, where the row kernel above would read the input once
+    per channel."""
+    n_, c_, h_, w_ = sizes_out[0], sizes_out[1], sizes_out[2], sizes_out[3]
+    h_in, w_in = h_ // block, w_ // block
+    si3, so3 = s_in[3], s_out[3]
+    for job in prange(n_ * h_in):
+        n = job // h_in
+        iy = job % h_in
+        for x0 in range(0, w_in, TILE):
+            x1 = min(x0 + TILE, w_in)
+            for c in range(c_):
+                for by in range(block):
+                    y = iy * block + by
+                    o = n * s_out[0] + c * s_out[1] + y * s_out[2]
+                    a, step = depth_row(s_in, n, c, y, block, c_, crd)
+                    if so3 == 1 and block == 2:  # output rows contiguous: pairs of stores
+                        for ix in range(x0, x1):
+                            dst[o + 2 * ix] = src[a + ix * si3]
+                            dst[o + 2 * ix + 1] = src[a + step + ix * si3]
+                    else:
+                        for ix in range(x0, x1):
+                            for bx in range(block):
+                                dst[o + (ix * block + bx) * so3] = src[a + bx * step + ix * si3]
+
+
+@njit(parallel=True, **JIT)
+def space_to_depth_blocked(src: np.ndarray, dst: np.ndarray, sizes_in: np.ndarray,
+                           s_in: np.ndarray, s_out: np.ndarray, block: int, crd: bool) -> None:
+    """space_to_depth for any strides, cache-blocked as depth_to_space_blocked: one job per
+    depth-form row (n, oy) reads `block` rows of every channel and fills that depth-form row."""
+    n_, c_, h_, w_ = sizes_in[0], sizes_in[1], sizes_in[2], sizes_in[3]
+    h_out, w_out = h_ // block, w_ // block
+    si3, so3 = s_in[3], s_out[3]
+    for job in prange(n_ * h_out):
+        n = job // h_out
+        oy = job % h_out
+        for x0 in range(0, w_out, TILE):
+            x1 = min(x0 + TILE, w_out)
+            for c in range(c_):
+                for by in range(block):
+                    y = oy * block + by
+                    i = n * s_in[0] + c * s_in[1] + y * s_in[2]
+                    a, step = depth_row(s_out, n, c, y, block, c_, crd)
+                    if si3 == 1 and block == 2:  # input rows contiguous: pairs of loads
+                        for ox in range(x0, x1):
+                            dst[a + ox * so3] = src[i + 2 * ox]
+                            dst[a + step + ox * so3] = src[i + 2 * ox + 1]
+                    else:
+                        for ox in range(x0, x1):
+                            for bx in range(block):
+                                dst[a + bx * step + ox * so3] = src[i + (ox * block + bx) * si3]
+
+
 @njit(parallel=True, **JIT)
 def nearest(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray, s_in: np.ndarray,
             s_out: np.ndarray, i0: np.ndarray, i1: np.ndarray, i2: np.ndarray,

@@ -2,12 +2,14 @@
 
 For each workload every available implementation runs `--repeats` times after a warm-up; the
 table gives the median GB/s (bytes read plus bytes written, per call) with the spread (min-max)
-and the ratio to the all-threads memory copy of the same number of bytes and to the best peer.
+and the ratio to the best memory copy of the same number of bytes (np.copyto, the same in 1 MiB
+pieces, or split across all threads: the fastest in the launch) and to the best peer.
 Peers (onnxruntime, torch, OpenCV) are measured when installed, and skipped otherwise.
 
     python benchmarks/bench.py                 # the sizes of the issue (64 MiB tensors)
     python benchmarks/bench.py --tiny          # a smoke run on small tensors
     python benchmarks/bench.py --md RESULTS.md --json results.json
+    python benchmarks/bench.py --launches 5    # 5 fresh processes, medians and min-max
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -234,9 +239,15 @@ def measure_round_robin(runs: dict[str, Callable[[], object]], repeats: int
     return times
 
 
+#: The piece size of the chunked copy: small enough that each piece is copied with ordinary
+#: (cached) stores, where glibc's memmove switches to non-temporal stores for a copy this large.
+PIECE = 1 << 20
+
+
 def copy_runs(nbytes: int) -> dict[str, Callable[[], object]]:
-    """A plain copy of nbytes / 2 bytes (so that read plus written equals nbytes), on one thread
-    and split across all threads (NumPy releases the GIL while copying)."""
+    """Three copies of nbytes / 2 bytes (so that read plus written equals nbytes): np.copyto in
+    one call, the same in 1 MiB pieces, and split across all threads (NumPy releases the GIL
+    while copying). The best of the three in a launch is the limit the kernels are held to."""
     half = nbytes // 2
     src = np.random.default_rng(0).integers(0, 255, half, dtype=np.uint8)
     dst = np.empty_like(src)
@@ -244,10 +255,15 @@ def copy_runs(nbytes: int) -> dict[str, Callable[[], object]]:
     bounds = [(int(c[0]), int(c[-1]) + 1) for c in chunks if c.size]
     pool = ThreadPoolExecutor(THREADS)
 
+    def pieces() -> None:
+        for i in range(0, half, PIECE):
+            np.copyto(dst[i:i + PIECE], src[i:i + PIECE])
+
     def all_threads() -> None:
         list(pool.map(lambda b: np.copyto(dst[b[0]:b[1]], src[b[0]:b[1]]), bounds))
 
-    return {"copy, 1 thread": lambda: np.copyto(dst, src), f"copy, {THREADS} threads": all_threads}
+    return {"copy, np.copyto": lambda: np.copyto(dst, src), "copy, 1 MiB pieces": pieces,
+            f"copy, {THREADS} threads": all_threads}
 
 
 def backend_run(name: str, w: Workload, x: np.ndarray) -> Callable[[], object]:
@@ -279,13 +295,16 @@ def bench(tiny: bool, repeats: int, backends: list[str], peers: bool = True,
             gbs = [w.bytes_moved / t / 1e9 for t in timings[label]]
             results[label] = {"kind": kind, "median": statistics.median(gbs),
                               "min": min(gbs), "max": max(gbs)}
-        limit = results[f"copy, {THREADS} threads"]["median"]
+        copies = {k: r["median"] for k, r in results.items() if r["kind"] == "baseline"}
+        best_copy = max(copies, key=copies.get)
+        limit = copies[best_copy]
         peers = [r["median"] for r in results.values() if r["kind"] == "peer"]
         best_peer = max(peers) if peers else None
         for label, r in results.items():
             rows.append({"workload": w.name, "bytes": w.bytes_moved, "implementation": label,
                          **{k: round(v, 3) for k, v in r.items() if k != "kind"},
-                         "kind": r["kind"], "vs_copy": round(r["median"] / limit, 3),
+                         "kind": r["kind"], "best_copy": best_copy,
+                         "vs_copy": round(r["median"] / limit, 3),
                          "vs_best_peer": round(r["median"] / best_peer, 3) if best_peer
                          else None})
         print(f"{w.name}: " + ", ".join(f"{k} {v['median']:.2f}" for k, v in results.items()),
@@ -293,23 +312,74 @@ def bench(tiny: bool, repeats: int, backends: list[str], peers: bool = True,
     return rows
 
 
-def markdown(rows: list[dict], repeats: int) -> str:
-    lines = [f"Median GB/s (read + written bytes per call) over {repeats} runs, min-max in "
-             f"brackets; ratios of medians. {THREADS} threads, {platform.machine()}, "
-             f"Python {platform.python_version()}, NumPy {np.__version__}.", "",
-             "| workload | implementation | GB/s | spread | vs copy (all threads) | "
-             "vs best peer |", "|---|---|---:|---|---:|---:|"]
+def aggregate(launches: list[list[dict]]) -> list[dict]:
+    """The rows of several process launches as one: per workload and implementation, the median
+    and min-max over the launches of each launch's median GB/s and of its ratio to that launch's
+    best copy (ratios are taken within a launch, side by side, before they are combined), and
+    which copy was the best in how many launches."""
+    out = []
+    for first in launches[0]:
+        key = (first["workload"], first["implementation"])
+        same = [r for rows in launches for r in rows
+                if (r["workload"], r["implementation"]) == key]
+        best = Counter(r["best_copy"] for r in same).most_common()
+        peer = [r["vs_best_peer"] for r in same if r["vs_best_peer"] is not None]
+        out.append({
+            "workload": key[0], "bytes": first["bytes"], "implementation": key[1],
+            "kind": first["kind"], "launches": len(same),
+            "median": round(statistics.median(r["median"] for r in same), 3),
+            "min": min(r["median"] for r in same), "max": max(r["median"] for r in same),
+            "best_copy": "; ".join(f"{k} {n}/{len(same)}" for k, n in best),
+            "vs_copy": round(statistics.median(r["vs_copy"] for r in same), 3),
+            "vs_copy_min": min(r["vs_copy"] for r in same),
+            "vs_copy_max": max(r["vs_copy"] for r in same),
+            "vs_best_peer": round(statistics.median(peer), 3) if peer else None})
+    return out
+
+
+def markdown(rows: list[dict], repeats: int, launches: int = 1) -> str:
+    if launches > 1:
+        head = (f"Medians over {launches} process launches of each launch's median GB/s (read + "
+                f"written bytes per call, {repeats} calls per launch), min-max of the launch "
+                "medians in brackets; the ratios are taken within each launch (side by side) and "
+                "then summarised the same way.")
+    else:
+        head = (f"Median GB/s (read + written bytes per call) over {repeats} calls, min-max in "
+                "brackets; ratios of medians.")
+    lines = [f"{head} {THREADS} threads, {platform.machine()}, Python "
+             f"{platform.python_version()}, NumPy {np.__version__}. The limit is the best copy "
+             "of the launch (named in the last column: which copy won, in how many launches).",
+             "", "| workload | implementation | GB/s | spread | vs best copy | spread | "
+             "vs best peer | best copy |", "|---|---|---:|---|---:|---|---:|---|"]
     for r in rows:
         peer = f"{r['vs_best_peer']:.2f}" if r["vs_best_peer"] is not None else "-"
+        spread = (f"{r['vs_copy_min']:.2f}-{r['vs_copy_max']:.2f}" if "vs_copy_min" in r
+                  else "-")
         lines.append(f"| {r['workload']} | {r['implementation']} | {r['median']:.2f} | "
-                     f"{r['min']:.2f}-{r['max']:.2f} | {r['vs_copy']:.2f} | {peer} |")
+                     f"{r['min']:.2f}-{r['max']:.2f} | {r['vs_copy']:.2f} | {spread} | {peer} | "
+                     f"{r['best_copy']} |")
     return "\n".join(lines) + "\n"
+
+
+def launch_all(argv: list[str], launches: int) -> list[list[dict]]:
+    """This script run `launches` times, each in a fresh process (own JIT cache load, own
+    memory layout, own scheduling), one after the other; their rows."""
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(launches):
+            path = Path(tmp) / f"{i}.json"
+            subprocess.run([sys.executable, __file__, *argv, "--json", str(path)], check=True,
+                           stdout=subprocess.DEVNULL)
+            out.append(json.loads(path.read_text()))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tiny", action="store_true", help="small tensors (a smoke run)")
     p.add_argument("--repeats", type=int, default=15)
+    p.add_argument("--launches", type=int, default=1,
+                   help="run the measurement in this many fresh processes and summarise them")
     p.add_argument("--backend", action="append", help="backends to measure (default: numpy, "
                                                       "numba)")
     p.add_argument("--no-peers", action="store_true", help="measure no peer library")
@@ -317,9 +387,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--md", help="also write the table to this file")
     p.add_argument("--json", help="also write the rows as JSON to this file")
     args = p.parse_args(argv)
-    rows = bench(args.tiny, args.repeats, args.backend or ["numpy", "numba"],
-                 not args.no_peers, args.only)
-    table = markdown(rows, args.repeats)
+    if args.launches > 1:
+        child = (["--tiny"] * args.tiny + ["--repeats", str(args.repeats)]
+                 + [a for b in args.backend or [] for a in ("--backend", b)]
+                 + ["--no-peers"] * args.no_peers + (["-k", args.only] if args.only else []))
+        rows = aggregate(launch_all(child, args.launches))
+    else:
+        rows = bench(args.tiny, args.repeats, args.backend or ["numpy", "numba"],
+                     not args.no_peers, args.only)
+    table = markdown(rows, args.repeats, args.launches)
     print(table)
     if args.md:
         Path(args.md).write_text(table)
