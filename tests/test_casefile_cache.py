@@ -203,3 +203,47 @@ def test_an_entry_is_json_data(cache_dir: Path, tmp_path: Path) -> None:
     assert header["format"] == cache.FORMAT and header["key"] == entry.stem
     assert [row[0] for row in header["cases"]] == ["t/one", "t/two"]
     assert [case["id"] for _, case in json.loads(payload)] == ["t/one", "t/two"]
+
+
+def poison(folder: Path, case_id: str) -> None:
+    """Rewrite the entry holding case_id as a backend running as the same user could: the
+    case's description changed, the payload's sha256 recomputed, its index (and so the digest
+    the case-set hash is made from) kept."""
+    for path in entries(folder):
+        head, payload = path.read_bytes().rstrip(b"\n").split(b"\n", 1)
+        if case_id.encode() not in payload:
+            continue
+        cases = json.loads(payload)
+        for _, case in cases:
+            if case["id"] == case_id:
+                case["description"] = "POISONED"
+        payload = json.dumps(cases, separators=(",", ":")).encode()
+        header = json.loads(head)
+        header["payload_sha256"] = hashlib.sha256(payload).hexdigest()
+        path.write_bytes(json.dumps(header).encode() + b"\n" + payload + b"\n")
+        return
+    raise AssertionError(f"no entry holds {case_id}")
+
+
+def test_a_certification_believes_no_entry_a_backend_could_have_rewritten(
+        cache_dir: Path, tmp_path: Path) -> None:
+    """The cache folder is writable by the user the backend runs as: an entry rewritten with
+    its sha256 recomputed is believed by an ordinary run (that is what a cache is), never by
+    a certification (RunOptions(certify=True): cache.fresh()), whose cases and case-set hash
+    come from the files themselves (which a poisoned entry could otherwise fake: it keeps the
+    index's digest)."""
+    from tests.support import DOCUMENTED
+
+    source = DOCUMENTED / "depth_to_space1.yaml"
+    target = "documented/depth_to_space1/example-1-depth-column-row"
+    honest = {c.id: c for c in load_cases([source])}
+    poison(cache_dir, target)
+    believed = {c.id: c for c in load_cases([source])}
+    assert believed[target].description == "POISONED"  # the ordinary run reads the entry
+
+    session = Session(RunOptions(cases=(source,), certify=True))
+    certified = {c.id: c for c in session.select()}
+    assert certified[target].description == honest[target].description != "POISONED"
+    assert case_set_hash(list(certified.values())) == case_set_hash(list(honest.values()))
+    # and the certification wrote the file's own entry back over the rewritten one
+    assert {c.id: c.description for c in load_cases([source])}[target] != "POISONED"

@@ -28,6 +28,9 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -114,10 +117,29 @@ class Entry:
         return out
 
 
+#: False inside fresh(): entries are not read (and still written).
+_TRUSTED: ContextVar[bool] = ContextVar("parse_cache_trusted", default=True)
+
+
+@contextmanager
+def fresh() -> Iterator[None]:
+    """Within: every file is parsed and checked afresh, no entry read (good entries are still
+    written). A certification loads so: the cache folder is writable by the user the backend
+    runs as, and an entry rewritten with its sha256 recomputed (a poisoned expectation, the
+    original digest kept) would otherwise be believed. The case-set hash a certification
+    checks then comes from the files themselves."""
+    token = _TRUSTED.set(False)
+    try:
+        yield
+    finally:
+        _TRUSTED.reset(token)
+
+
 def read(k: str) -> Entry | None:
-    """The entry of key k, or None: no cache, no entry, or one that is not a good entry of k."""
+    """The entry of key k, or None: no cache, no entry, one that is not a good entry of k, or
+    inside fresh()."""
     where = folder()
-    if where is None:
+    if where is None or not _TRUSTED.get():
         return None
     try:
         with open(_entry_path(where, k), "rb") as f:
