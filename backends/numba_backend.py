@@ -67,6 +67,12 @@ def twice_range(lo: np.ndarray, hi: np.ndarray | None = None, w: np.ndarray | No
     return np.array([start, stop] if stop - start >= 4 else [0, 0], np.int64)
 
 
+#: Outputs of at least this many bytes are written with non-temporal stores where a kernel can
+#: (nearest): far larger than the caches, they would only evict what is there, and writing
+#: around the cache saves reading every destination line first (np.copyto does the same).
+STREAM_BYTES = 32 << 20
+
+
 #: The operators execute dispatches on, by exact name, and the kernels each runs: the backend
 #: claims these and no others (an operator the suite adds later is not one the kernels were
 #: written for). RESAMPLE2/3 take the resample kernels through the spec's rounding and
@@ -149,7 +155,8 @@ class NumbaBackend(Backend):
             src, dst = element_view(src_desc, src_buf, bits), element_view(dst_desc, dst_buf, bits)
             if rows:
                 k.nearest_planes(src, dst, sizes_out, w_in, s_in, s_out, *index,
-                                 twice_range(index[3]))
+                                 twice_range(index[3]), dst.ctypes.data % 16,
+                                 dst.nbytes >= STREAM_BYTES)
             else:
                 k.nearest(src, dst, sizes_out, s_in, s_out, *index)
             return
