@@ -67,9 +67,10 @@ def twice_range(lo: np.ndarray, hi: np.ndarray | None = None, w: np.ndarray | No
     return np.array([start, stop] if stop - start >= 4 else [0, 0], np.int64)
 
 
-#: Outputs of at least this many bytes are written with non-temporal stores where a kernel can
-#: (nearest): far larger than the caches, they would only evict what is there, and writing
-#: around the cache saves reading every destination line first (np.copyto does the same).
+#: Outputs of at least this many bytes are written with non-temporal stores where a kernel
+#: can (nearest, depth/space rows): far larger than the caches, they would only evict what is
+#: there, and writing around the cache saves reading every destination line first (np.copyto
+#: does the same).
 STREAM_BYTES = 32 << 20
 
 
@@ -128,12 +129,15 @@ class NumbaBackend(Backend):
         block = call.attributes["BlockSize"]
         crd = call.attributes.get("Order", "DEPTH_COLUMN_ROW") == "COLUMN_ROW_DEPTH"
         rows = s_in[3] == 1 and s_out[3] == 1  # contiguous rows: the vectorised kernels
-        if kernel == "depth_to_space":
-            run = k.depth_to_space_rows if rows else k.depth_to_space_blocked
-            run(src, dst, np.array(dst_desc.sizes, dtype=np.int64), s_in, s_out, block, crd)
+        sizes = np.array((dst_desc if kernel == "depth_to_space" else src_desc).sizes, np.int64)
+        if rows:
+            run = k.depth_to_space_rows if kernel == "depth_to_space" else k.space_to_depth_rows
+            run(src, dst, sizes, s_in, s_out, block, crd, dst.ctypes.data % 16,
+                dst.nbytes >= STREAM_BYTES)
         else:
-            run = k.space_to_depth_rows if rows else k.space_to_depth_blocked
-            run(src, dst, np.array(src_desc.sizes, dtype=np.int64), s_in, s_out, block, crd)
+            run = (k.depth_to_space_blocked if kernel == "depth_to_space"
+                   else k.space_to_depth_blocked)
+            run(src, dst, sizes, s_in, s_out, block, crd)
 
     def _resample(self, call: OperatorCall, bindings: Mapping[str, np.ndarray],
                   src_desc: TensorDesc, dst_desc: TensorDesc, src_buf: np.ndarray,

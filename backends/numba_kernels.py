@@ -202,10 +202,13 @@ ROWS = 32
 
 @njit(parallel=True, **JIT)
 def depth_to_space_rows(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray,
-                        s_in: np.ndarray, s_out: np.ndarray, block: int, crd: bool) -> None:
+                        s_in: np.ndarray, s_out: np.ndarray, block: int, crd: bool,
+                        align: int, stream: bool) -> None:
     """depth_to_space for contiguous rows: each output row interleaves `block` input rows."""
     n_, c_, h_, w_ = sizes_out[0], sizes_out[1], sizes_out[2], sizes_out[3]
     w_in = w_ // block
+    size = dst.itemsize
+    k = 8 // size  # elements per 8 bytes
     chunks = (h_ + ROWS - 1) // ROWS
     for job in prange(n_ * c_ * chunks):
         plane = job // chunks
@@ -218,22 +221,40 @@ def depth_to_space_rows(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray,
             if block == 2:
                 s0 = src[a:a + w_in]
                 s1 = src[a + step:a + step + w_in]
-                for ix in range(w_in):
-                    d[2 * ix] = s0[ix]
-                    d[2 * ix + 1] = s1[ix]
+                ix = 0
+                if stream:  # an unaligned head, then 16-byte non-temporal stores
+                    while ix < w_in and (align + (o + 2 * ix) * size) % 16 != 0:
+                        d[2 * ix] = s0[ix]
+                        d[2 * ix + 1] = s1[ix]
+                        ix += 1
+                    while ix + k <= w_in:
+                        weave_stream(s0, ix, s1, d, 2 * ix)
+                        ix += k
+                else:
+                    while ix + k <= w_in:
+                        weave_store(s0, ix, s1, d, 2 * ix)
+                        ix += k
+                for x in range(ix, w_in):
+                    d[2 * x] = s0[x]
+                    d[2 * x + 1] = s1[x]
             else:
                 for bx in range(block):
                     s = src[a + bx * step:a + bx * step + w_in]
                     for ix in range(w_in):
                         d[ix * block + bx] = s[ix]
+        if stream:
+            store_fence()
 
 
 @njit(parallel=True, **JIT)
 def space_to_depth_rows(src: np.ndarray, dst: np.ndarray, sizes_in: np.ndarray,
-                        s_in: np.ndarray, s_out: np.ndarray, block: int, crd: bool) -> None:
+                        s_in: np.ndarray, s_out: np.ndarray, block: int, crd: bool,
+                        align: int, stream: bool) -> None:
     """space_to_depth for contiguous rows: each input row splits into `block` output rows."""
     n_, c_, h_, w_ = sizes_in[0], sizes_in[1], sizes_in[2], sizes_in[3]
     w_out = w_ // block
+    size = dst.itemsize
+    k = 8 // size  # elements per 8 bytes
     chunks = (h_ + ROWS - 1) // ROWS
     for job in prange(n_ * c_ * chunks):
         plane = job // chunks
@@ -246,14 +267,30 @@ def space_to_depth_rows(src: np.ndarray, dst: np.ndarray, sizes_in: np.ndarray,
             if block == 2:
                 d0 = dst[a:a + w_out]
                 d1 = dst[a + step:a + step + w_out]
-                for ox in range(w_out):
-                    d0[ox] = s[2 * ox]
-                    d1[ox] = s[2 * ox + 1]
+                ox = 0
+                # 16-byte non-temporal stores need both rows aligned at the same column
+                if stream and (align + a * size) % 16 == (align + (a + step) * size) % 16:
+                    while ox < w_out and (align + (a + ox) * size) % 16 != 0:
+                        d0[ox] = s[2 * ox]
+                        d1[ox] = s[2 * ox + 1]
+                        ox += 1
+                    while ox + 2 * k <= w_out:
+                        split_stream(s, 2 * ox, d0, d1, ox)
+                        ox += 2 * k
+                else:
+                    while ox + 2 * k <= w_out:
+                        split_store(s, 2 * ox, d0, d1, ox)
+                        ox += 2 * k
+                for x in range(ox, w_out):
+                    d0[x] = s[2 * x]
+                    d1[x] = s[2 * x + 1]
             else:
                 for bx in range(block):
                     d = dst[a + bx * step:a + bx * step + w_out]
                     for ox in range(w_out):
                         d[ox] = s[ox * block + bx]
+        if stream:
+            store_fence()
 
 
 def _duplicating_store(streaming: bool):
@@ -291,6 +328,78 @@ def _duplicating_store(streaming: bool):
 
 dup_store = _duplicating_store(False)
 dup_stream = _duplicating_store(True)
+
+
+def _nontemporal(builder, store) -> None:
+    store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
+
+
+def _interleaving_store(streaming: bool):
+    """An intrinsic weave(a, i, b, dst, j): dst[j:j + 2k] = a[i], b[i], a[i + 1], b[i + 1], ...
+    (k elements, 8 bytes, from each): a depth-to-space row of block 2 built 16 bytes per store,
+    non-temporal when streaming (dst[j] 16-byte aligned then)."""
+
+    @intrinsic
+    def weave(typingctx, a, i, b, dst, j):
+        def codegen(context, builder, signature, args):
+            element = context.get_data_type(signature.args[0].dtype)
+            k = 8 // context.get_abi_sizeof(element)
+            half, whole = ir.VectorType(element, k), ir.VectorType(element, 2 * k)
+            loads = []
+            for n in (0, 2):
+                ary = context.make_array(signature.args[n])(context, builder, args[n])
+                loads.append(builder.load(builder.bitcast(builder.gep(ary.data, [args[1]]),
+                                                          half.as_pointer()), align=1))
+            mask = ir.Constant(ir.VectorType(ir.IntType(32), 2 * k),
+                               [m // 2 + (m % 2) * k for m in range(2 * k)])
+            d_ary = context.make_array(signature.args[3])(context, builder, args[3])
+            store = builder.store(builder.shuffle_vector(loads[0], loads[1], mask),
+                                  builder.bitcast(builder.gep(d_ary.data, [args[4]]),
+                                                  whole.as_pointer()),
+                                  align=16 if streaming else 1)
+            if streaming:
+                _nontemporal(builder, store)
+            return context.get_dummy_value()
+
+        return types.void(a, i, b, dst, j), codegen
+
+    return weave
+
+
+def _splitting_store(streaming: bool):
+    """An intrinsic split(src, j, a, b, i): a[i:i + 2k] = src[j], src[j + 2], ...; b[i:i + 2k] =
+    src[j + 1], src[j + 3], ... (32 bytes read, 16 stored to each; 8-byte stores ran at a third
+    of the copy): a space-to-depth row of block 2, non-temporal stores when streaming (a[i],
+    b[i] 16-byte aligned then)."""
+
+    @intrinsic
+    def split(typingctx, src, j, a, b, i):
+        def codegen(context, builder, signature, args):
+            element = context.get_data_type(signature.args[0].dtype)
+            k = 8 // context.get_abi_sizeof(element)
+            half, whole = ir.VectorType(element, 2 * k), ir.VectorType(element, 4 * k)
+            s_ary = context.make_array(signature.args[0])(context, builder, args[0])
+            value = builder.load(builder.bitcast(builder.gep(s_ary.data, [args[1]]),
+                                                 whole.as_pointer()), align=1)
+            for n, first in ((2, 0), (3, 1)):
+                mask = ir.Constant(ir.VectorType(ir.IntType(32), 2 * k),
+                                   [2 * m + first for m in range(2 * k)])
+                ary = context.make_array(signature.args[n])(context, builder, args[n])
+                store = builder.store(
+                    builder.shuffle_vector(value, ir.Constant(whole, ir.Undefined), mask),
+                    builder.bitcast(builder.gep(ary.data, [args[4]]), half.as_pointer()),
+                    align=16 if streaming else 1)
+                if streaming:
+                    _nontemporal(builder, store)
+            return context.get_dummy_value()
+
+        return types.void(src, j, a, b, i), codegen
+
+    return split
+
+
+weave_store, weave_stream = _interleaving_store(False), _interleaving_store(True)
+split_store, split_stream = _splitting_store(False), _splitting_store(True)
 
 
 @intrinsic

@@ -214,3 +214,44 @@ def test_nearest_2x_streams_bit_exact_at_any_alignment(data_type: DataType,
                                      strict=True)["OutputTensor"]
             got = read_tensor(out_desc, out)
             assert got.tobytes() == expected.values.tobytes(), (sizes_in, padded, offset)
+
+
+@pytest.mark.parametrize("operator", ["DEPTH_TO_SPACE1", "SPACE_TO_DEPTH1"])
+@pytest.mark.parametrize("data_type", [DataType.UINT8, DataType.FLOAT16, DataType.FLOAT32,
+                                       DataType.UINT64])
+def test_depth_space_rows_stream_bit_exact_at_any_alignment(
+        operator: str, data_type: DataType, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The block-2 row kernels' vector paths (16-byte interleaving / splitting stores,
+    non-temporal for large outputs) forced on for small ones, both orders, packed and padded
+    rows, buffers at every element offset within 16 bytes: bit for bit the reference, no byte
+    outside the output's elements written. Then the ordinary-store vector path alike."""
+    import backends.numba_backend as nb
+
+    backend, spec = load_backend("numba"), ops.get(operator)
+    rng = np.random.default_rng(17)
+    size = np.dtype(data_type.numpy_dtype).itemsize
+    for threshold in (0, 1 << 62):
+        monkeypatch.setattr(nb, "STREAM_BYTES", threshold)
+        for space, padded in (((2, 3, 6, 42), False), ((1, 2, 4, 36), True), ((1, 1, 2, 6), False)):
+            depth = (space[0], space[1] * 4, space[2] // 2, space[3] // 2)
+            sizes_in, sizes_out = ((depth, space) if operator == "DEPTH_TO_SPACE1"
+                                   else (space, depth))
+            out_desc = TensorDesc(data_type, sizes_out,
+                                  tuple(padded_strides(list(sizes_out))) if padded else None)
+            for order in ("DEPTH_COLUMN_ROW", "COLUMN_ROW_DEPTH"):
+                call = spec.make_call({"InputTensor": TensorDesc(data_type, sizes_in),
+                                       "OutputTensor": out_desc},
+                                      {"BlockSize": 2, "Order": order})
+                src = call.tensors["InputTensor"]
+                for offset in range(0, 16, size):
+                    inp = rng.integers(0, 256, src.total_size).astype(np.uint8)
+                    whole = np.full(out_desc.total_size + 16, 0xA5, np.uint8)
+                    out = whole[offset:offset + out_desc.total_size]
+                    backend.execute(call, {"InputTensor": inp, "OutputTensor": out})
+                    assert (whole[:offset] == 0xA5).all()
+                    assert (whole[offset + out.size:] == 0xA5).all()
+                    assert (out[~footprint_mask(out_desc, out.size)] == 0xA5).all()
+                    expected = spec.expected(call, {"InputTensor": read_tensor(src, inp)},
+                                             strict=True)["OutputTensor"]
+                    got = read_tensor(out_desc, out).tobytes()
+                    assert got == expected.values.tobytes(), (space, padded, order, offset)
