@@ -95,6 +95,17 @@ class Claims(Protocol):
     def unsupported_reason(self, call: OperatorCall) -> str | None: ...
 
 
+class Claimed:
+    """A backend's claims read once (its capabilities and claimed level are properties that a
+    backend may rebuild on every read: Capabilities.full for each case was 1.2 s of a 16 s
+    run); unsupported_reason is still asked of the backend for each call."""
+
+    def __init__(self, backend: Claims) -> None:
+        self.capabilities = backend.capabilities
+        self.claimed_level = backend.claimed_level
+        self.unsupported_reason = backend.unsupported_reason
+
+
 class CaseError(Exception):
     """The case cannot be run as written (e.g. generated inputs drifted): an ERROR."""
 
@@ -634,10 +645,12 @@ def run_cases(cases: Iterable[Case], backend: Backend,
               on_result: Callable[[Result], None] | None = None,
               memory_cap: int | None = None) -> list[Result]:
     """Run the cases one after the other in this process (conformance.session.workers runs them in
-    worker processes)."""
+    worker processes). The backend's claims are read once for the run (Claimed), not for every
+    case."""
     results = []
+    claims, executor, flags = Claimed(backend), InProcess(backend), backend_flags(backend)
     for case in cases:
-        result = run_case(case, backend, memory_cap)
+        result = run_case(case, claims, memory_cap, executor, flags)
         results.append(result)
         if on_result:
             on_result(result)
