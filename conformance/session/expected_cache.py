@@ -21,7 +21,7 @@ A certification believes no entry: the cache folder is writable by the user the 
 and an entry rewritten with its sha256 recomputed would make the judge expect what the backend
 returns. Inside fresh() (process-wide, the judge's threads included) every expectation is
 computed; good entries are still written. The folder: casefile.cache.root()/expected;
-DMLCONF_CACHE=off turns it off with the parse cache.
+DMLCONF_CACHE=off turns it off with the parse cache, DMLCONF_EXPECTED_CACHE=off alone.
 """
 
 from __future__ import annotations
@@ -71,8 +71,11 @@ def trusted() -> bool:
 
 
 def folder() -> Path | None:
-    """Where entries are kept, or None with the cache turned off (DMLCONF_CACHE=off)."""
-    if parse_cache.folder() is None:
+    """Where entries are kept, or None with the cache turned off (DMLCONF_CACHE=off, or
+    DMLCONF_EXPECTED_CACHE=off for this cache alone: benchmarks/bench_harness.py compares)."""
+    alone = os.environ.get("DMLCONF_EXPECTED_CACHE")
+    if parse_cache.folder() is None or (alone is not None
+                                        and alone.strip().lower() in parse_cache._OFF):
         return None
     return parse_cache.root() / "expected"
 
