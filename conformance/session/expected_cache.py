@@ -73,7 +73,15 @@ def trusted() -> bool:
 def folder() -> Path | None:
     """Where entries are kept, or None with the cache turned off (DMLCONF_CACHE=off, or
     DMLCONF_EXPECTED_CACHE=off for this cache alone: benchmarks/bench_harness.py compares)."""
-    alone = os.environ.get("DMLCONF_EXPECTED_CACHE")
+    env = os.environ
+    return _folder(env.get("DMLCONF_CACHE"), env.get("DMLCONF_EXPECTED_CACHE"),
+                   env.get("XDG_CACHE_HOME"), env.get("LOCALAPPDATA"), env.get("HOME"))
+
+
+@cache
+def _folder(*environment: str | None) -> Path | None:
+    """folder() for the environment's values (asked for every case: worked out once)."""
+    alone = environment[1]
     if parse_cache.folder() is None or (alone is not None
                                         and alone.strip().lower() in parse_cache._OFF):
         return None
