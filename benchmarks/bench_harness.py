@@ -1,6 +1,9 @@
 """Where a `dmlconf run` spends its time (issue 16, "a lean harness"): launches the command as
-separate processes, process start included, N times per configuration, with a cold parse cache
-(a fresh DMLCONF_CACHE folder per launch) and a warm one, and reports the median and min-max of
+separate processes, process start included, N times per configuration, with cold caches
+(a fresh DMLCONF_CACHE folder per launch: the parse cache and the expectations cache empty), warm
+ones (filled by a first launch that is not counted), and warm with the expectations cache off
+(DMLCONF_EXPECTED_CACHE=off: the judge computes every reference, as before that cache), and
+reports the median and min-max of
 
   wall      the process, start to exit
   loading   Session.select(): finding, reading (or the parse cache), checking, building
@@ -14,6 +17,11 @@ and the ratios the issue sets targets for: loading / wall (at most 15%) and wall
 (at most 2x). Usage:
 
   python benchmarks/bench_harness.py --runs 5 [--backend numpy] [-k tables] [--json out.json]
+  python benchmarks/bench_harness.py --runs 5 --tier deep --backend numba   # the deep tier only
+
+--tier deep times `dmlconf run --tier deep` (the default execution) with warm caches only (the
+deep tier's generated files, the parse and expectations caches; numba's JIT cache is the
+backend's own, warm after the first launch).
 """
 
 from __future__ import annotations
@@ -59,11 +67,14 @@ if _log:
 '''
 
 
-def launch(args: list[str], cache: Path, backend: str, work: Path) -> dict[str, float]:
-    """One `dmlconf run ARGS` in a process of its own: its figures."""
+def launch(args: list[str], cache: Path, backend: str, work: Path, expected: bool = True
+           ) -> dict[str, float]:
+    """One `dmlconf run ARGS` in a process of its own: its figures. expected: False turns the
+    expectations cache off (DMLCONF_EXPECTED_CACHE=off)."""
     out, log = work / "results.json", work / "execute.log"
     log.unlink(missing_ok=True)
     env = {**os.environ, "DMLCONF_CACHE": str(cache), "DMLCONF_TIMINGS": "1",
+           "DMLCONF_EXPECTED_CACHE": "on" if expected else "off",
            "DMLCONF_BENCH_EXECUTE_LOG": str(log), "DMLCONF_BENCH_BACKEND": backend,
            "PYTHONPATH": os.pathsep.join([str(work / "site"), str(ROOT),
                                           os.environ.get("PYTHONPATH", "")])}
@@ -85,16 +96,16 @@ def spread(values: list[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
-def measure(args: list[str], runs: int, warm: bool, backend: str, work: Path
-            ) -> dict[str, Any]:
+def measure(args: list[str], runs: int, warm: bool, backend: str, work: Path,
+            expected: bool = True) -> dict[str, Any]:
     """runs launches of one configuration: each figure's spread, and the ratios per launch."""
     rows = []
     warm_cache = work / "warm-cache"
     if warm:
-        launch(args, warm_cache, backend, work)  # fills the cache; not counted
+        launch(args, warm_cache, backend, work)  # fills the caches; not counted
     for i in range(runs):
         cache = warm_cache if warm else work / f"cold-cache-{len(args)}-{i}"
-        row = launch(args, cache, backend, work)
+        row = launch(args, cache, backend, work, expected)
         row["loading_share"] = row["loading_s"] / row["wall_s"]
         row["wall_per_execute"] = row["wall_s"] / row["execute_s"]
         rows.append(row)
@@ -106,29 +117,36 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--backend", default="numpy")
     parser.add_argument("-k", action="append", default=[], help="also time a -k run")
+    parser.add_argument("--tier", choices=("committed", "deep"), default="committed",
+                        help="deep: time the deep tier alone, warm caches")
     parser.add_argument("--json", help="write the figures here")
     given = parser.parse_args()
-    configurations = [("in this process (--no-isolate)", ["--no-isolate"]),
-                      ("isolated (the default)", [])]
-    configurations += [(f"-k {k} (the default execution)", ["-k", k]) for k in given.k]
+    if given.tier == "deep":
+        configurations = [("--tier deep (the default execution)", ["--tier", "deep"])]
+        modes = [("warm", True)]  # (the expectations cache off: the committed suite's table)
+    else:
+        configurations = [("in this process (--no-isolate)", ["--no-isolate"]),
+                          ("isolated (the default)", [])]
+        configurations += [(f"-k {k} (the default execution)", ["-k", k]) for k in given.k]
+        modes = [("cold", True), ("warm", True), ("warm, expectations cache off", False)]
     figures = []
     with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
         work = Path(tmp)
         (work / "site").mkdir()
         (work / "site" / "sitecustomize.py").write_text(SITECUSTOMIZE)
         for name, args in configurations:
-            for warm in (False, True):
-                got = measure(args, given.runs, warm, given.backend, work)
-                figures.append({"run": name, "cache": "warm" if warm else "cold",
-                                "args": args, "launches": given.runs, **got})
+            for mode, expected in modes:
+                got = measure(args, given.runs, mode != "cold", given.backend, work, expected)
+                figures.append({"run": name, "cache": mode, "args": args,
+                                "launches": given.runs, **got})
     print(f"dmlconf run --backend {given.backend}: median (min-max) of {given.runs} launches")
-    print(f"{'run':34} {'cache':5} {'cases':>5} {'wall s':>17} {'loading s':>17} "
+    print(f"{'run':36} {'caches':28} {'cases':>5} {'wall s':>17} {'loading s':>17} "
           f"{'running s':>17} {'execute s':>17} {'load/wall':>9} {'wall/exec':>9}")
     for f in figures:
         def shown(key: str, f: dict[str, Any] = f) -> str:
             s = f[key]
             return f"{s['median']:.2f} ({s['min']:.2f}-{s['max']:.2f})"
-        print(f"{f['run']:34} {f['cache']:5} {f['cases']['median']:5.0f} {shown('wall_s'):>17} "
+        print(f"{f['run']:36} {f['cache']:28} {f['cases']['median']:5.0f} {shown('wall_s'):>17} "
               f"{shown('loading_s'):>17} {shown('running_s'):>17} {shown('execute_s'):>17} "
               f"{f['loading_share']['median']:9.1%} {f['wall_per_execute']['median']:9.2f}")
     if given.json:
