@@ -210,7 +210,7 @@ def poison(folder: Path, case_id: str) -> None:
     case's description changed, the payload's sha256 recomputed, its index (and so the digest
     the case-set hash is made from) kept."""
     for path in entries(folder):
-        head, payload = path.read_bytes().rstrip(b"\n").split(b"\n", 1)
+        head, payload = path.read_bytes().split(b"\n", 1)
         if case_id.encode() not in payload:
             continue
         cases = json.loads(payload)
@@ -220,7 +220,7 @@ def poison(folder: Path, case_id: str) -> None:
         payload = json.dumps(cases, separators=(",", ":")).encode()
         header = json.loads(head)
         header["payload_sha256"] = hashlib.sha256(payload).hexdigest()
-        path.write_bytes(json.dumps(header).encode() + b"\n" + payload + b"\n")
+        path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
         return
     raise AssertionError(f"no entry holds {case_id}")
 

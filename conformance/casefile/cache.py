@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -135,31 +136,63 @@ def fresh() -> Iterator[None]:
         _TRUSTED.reset(token)
 
 
-def read(k: str) -> Entry | None:
-    """The entry of key k, or None: no cache, no entry, one that is not a good entry of k, or
-    inside fresh()."""
-    where = folder()
-    if where is None or not _TRUSTED.get():
-        return None
+def read_entry(path: Path, k: str, fmt: str, max_bytes: int
+               ) -> tuple[dict[str, Any], bytes] | None:
+    """An entry file's header and payload, or None unless it can be read, holds at most
+    max_bytes, and its first line is a JSON object of this format and key whose
+    payload_sha256 is the payload's (the rest of the file, bytes as written). The one reader of
+    the suite's cache entries (this parse cache, session.expected_cache)."""
     try:
-        with open(_entry_path(where, k), "rb") as f:
-            data = f.read(MAX_ENTRY_BYTES + 1)
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1)
     except OSError:
         return None
-    if len(data) > MAX_ENTRY_BYTES:
+    if len(data) > max_bytes:
         return None
     head, _, payload = data.partition(b"\n")
     try:
         header = json.loads(head)
     except (ValueError, RecursionError):
         return None
-    if not (isinstance(header, dict) and header.get("format") == FORMAT
-            and header.get("key") == k and isinstance(header.get("payload_sha256"), str)
-            and isinstance(header.get("cases"), list)):
+    if not (isinstance(header, dict) and header.get("format") == fmt and header.get("key") == k
+            and header.get("payload_sha256") == hashlib.sha256(payload).hexdigest()):
         return None
-    payload = payload.rstrip(b"\n")
-    if hashlib.sha256(payload).hexdigest() != header["payload_sha256"]:
+    return header, payload
+
+
+def write_entry(path: Path, header: dict[str, Any], payload: bytes, max_bytes: int) -> None:
+    """Write an entry file (header as one JSON line, with payload_sha256 added, then the
+    payload) atomically: a temporary file renamed over path. Nothing is written when it would
+    exceed max_bytes or the folder cannot be written (the next run makes it again)."""
+    head = json.dumps({**header, "payload_sha256": hashlib.sha256(payload).hexdigest()},
+                      separators=(",", ":")).encode()
+    if len(head) + 1 + len(payload) > max_bytes:
+        return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(head + b"\n" + payload)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    finally:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def read(k: str) -> Entry | None:
+    """The entry of key k, or None: no cache, no entry, one that is not a good entry of k, or
+    inside fresh()."""
+    where = folder()
+    if where is None or not _TRUSTED.get():
         return None
+    found = read_entry(_entry_path(where, k), k, FORMAT, MAX_ENTRY_BYTES)
+    if found is None or not isinstance(found[0].get("cases"), list):
+        return None
+    header, payload = found
     index = []
     for row in header["cases"]:
         if not (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str)
@@ -181,23 +214,7 @@ def write(k: str, cases: list[tuple[str, str, int, dict[str, int], dict[str, Any
                              separators=(",", ":")).encode()
     except (TypeError, ValueError, RecursionError):
         return
-    header = json.dumps({"format": FORMAT, "key": k,
-                         "payload_sha256": hashlib.sha256(payload).hexdigest(),
-                         "cases": [[i, d, line] for i, d, line, _, _ in cases]},
-                        separators=(",", ":")).encode()
-    if len(header) + len(payload) + 2 > MAX_ENTRY_BYTES:
-        return
-    path = _entry_path(where, k)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as f:
-            f.write(header + b"\n" + payload + b"\n")
-        os.replace(tmp, path)
-    except OSError:
-        pass
-    finally:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
+    write_entry(_entry_path(where, k),
+                {"format": FORMAT, "key": k,
+                 "cases": [[i, d, line] for i, d, line, _, _ in cases]},
+                payload, MAX_ENTRY_BYTES)

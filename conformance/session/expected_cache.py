@@ -164,20 +164,11 @@ def read(k: str) -> dict[str, Expected] | None:
     where = folder()
     if where is None or not trusted():
         return None
-    try:
-        with open(_path(where, k), "rb") as f:
-            data = f.read(MAX_ENTRY_BYTES + 1)
-    except OSError:
+    found = parse_cache.read_entry(_path(where, k), k, FORMAT, MAX_ENTRY_BYTES)
+    if found is None:
         return None
-    if len(data) > MAX_ENTRY_BYTES:
-        return None
-    head, _, payload = data.partition(b"\n")
+    header, payload = found
     try:
-        header = json.loads(head)
-        if not (isinstance(header, dict) and header.get("format") == FORMAT
-                and header.get("key") == k
-                and header.get("payload_sha256") == hashlib.sha256(payload).hexdigest()):
-            return None
         arrays, offset = [], 0
         for dtype, shape, nbytes in header["arrays"]:
             dt = np.dtype(dtype)
@@ -207,25 +198,8 @@ def write(k: str, expected: dict[str, Expected]) -> None:
     except TypeError:
         return
     blobs = [np.ascontiguousarray(a).tobytes() for a in arrays]
-    payload = b"".join(blobs)
-    header = json.dumps({"format": FORMAT, "key": k,
-                         "payload_sha256": hashlib.sha256(payload).hexdigest(),
-                         "arrays": [[a.dtype.str, list(a.shape), len(b)]
-                                    for a, b in zip(arrays, blobs, strict=True)],
-                         "outputs": outputs}, separators=(",", ":")).encode()
-    if b"\n" in header or len(header) + 1 + len(payload) > MAX_ENTRY_BYTES:
-        return
-    path = _path(where, k)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as f:
-            f.write(header + b"\n" + payload)
-        os.replace(tmp, path)
-    except OSError:
-        pass
-    finally:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
+    header = {"format": FORMAT, "key": k,
+              "arrays": [[a.dtype.str, list(a.shape), len(b)]
+                         for a, b in zip(arrays, blobs, strict=True)],
+              "outputs": outputs}
+    parse_cache.write_entry(_path(where, k), header, b"".join(blobs), MAX_ENTRY_BYTES)
