@@ -48,12 +48,15 @@ def run(dmlconf: Dmlconf, backend: str, *args: str) -> tuple[int, dict]:
 
 def run_elsewhere(tmp_path: Path, backend: str, *args: str) -> tuple[int, dict, str]:
     """dmlconf run in a process of its own (an in-process cheat patches the process it runs
-    in: not this one's)."""
+    in: not this one's). Every expectation is computed there (no expectations cache): which
+    cases a patched NumPy spoils depends on whether the judge's reference runs, and the counts
+    below are of runs where it does."""
     out = tmp_path / "elsewhere.json"
     done = subprocess.run(
         [sys.executable, "-m", "conformance.cli", "run", "-q", "--cases", str(DOCUMENTED),
          "--json", str(out), "--backend", f"{CHEATS}:{backend}", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "DMLCONF_EXPECTED_CACHE": "off"})
     return done.returncode, json.loads(out.read_text(encoding="utf-8")), done.stdout
 
 
