@@ -31,7 +31,6 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -118,22 +117,32 @@ class Entry:
         return out
 
 
-#: False inside fresh(): entries are not read (and still written).
-_TRUSTED: ContextVar[bool] = ContextVar("parse_cache_trusted", default=True)
+#: How many fresh() blocks are open, in any thread of the process.
+_distrust = 0
+_LOCK = threading.Lock()
 
 
 @contextmanager
 def fresh() -> Iterator[None]:
-    """Within: every file is parsed and checked afresh, no entry read (good entries are still
-    written). A certification loads so: the cache folder is writable by the user the backend
-    runs as, and an entry rewritten with its sha256 recomputed (a poisoned expectation, the
-    original digest kept) would otherwise be believed. The case-set hash a certification
-    checks then comes from the files themselves."""
-    token = _TRUSTED.set(False)
+    """Within, in every thread of the process: no entry of the suite's caches is read (this
+    parse cache, session.expected_cache): every file is parsed and checked afresh and every
+    expectation computed; good entries are still written. A certification runs so: the cache
+    folder is writable by the user the backend runs as, and an entry rewritten with its sha256
+    recomputed (a poisoned expectation, the original digest kept) would otherwise be believed.
+    The case-set hash a certification checks then comes from the files themselves."""
+    global _distrust
+    with _LOCK:
+        _distrust += 1
     try:
         yield
     finally:
-        _TRUSTED.reset(token)
+        with _LOCK:
+            _distrust -= 1
+
+
+def trusted() -> bool:
+    """Whether cache entries may be read now (not inside fresh())."""
+    return _distrust == 0
 
 
 def read_entry(path: Path, k: str, fmt: str, max_bytes: int
@@ -187,7 +196,7 @@ def read(k: str) -> Entry | None:
     """The entry of key k, or None: no cache, no entry, one that is not a good entry of k, or
     inside fresh()."""
     where = folder()
-    if where is None or not _TRUSTED.get():
+    if where is None or not trusted():
         return None
     found = read_entry(_entry_path(where, k), k, FORMAT, MAX_ENTRY_BYTES)
     if found is None or not isinstance(found[0].get("cases"), list):

@@ -29,9 +29,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import fields
 from functools import cache
 from pathlib import Path
@@ -47,27 +44,9 @@ FORMAT = "dmlconf-expected/1"
 #: An entry larger than this is neither written nor read.
 MAX_ENTRY_BYTES = 64 << 20
 
-_LOCK = threading.Lock()
-_distrust = 0
-
-
-@contextmanager
-def fresh() -> Iterator[None]:
-    """Within (in every thread of the process): no entry is read, every expectation computed.
-    A certification runs so."""
-    global _distrust
-    with _LOCK:
-        _distrust += 1
-    try:
-        yield
-    finally:
-        with _LOCK:
-            _distrust -= 1
-
-
-def trusted() -> bool:
-    """Whether entries may be read now (not inside fresh())."""
-    return _distrust == 0
+#: Not read inside fresh(), the one switch of the suite's caches (casefile.cache), which a
+#: certification's run is wrapped in.
+fresh, trusted = parse_cache.fresh, parse_cache.trusted
 
 
 def folder() -> Path | None:

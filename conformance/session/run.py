@@ -45,8 +45,8 @@ from conformance.levels import FeatureLevel
 from conformance.results import FAILING, Result
 from conformance.results import baseline as baselines
 from conformance.results.reproduce import reproduce_command
-from conformance.session import expected_cache, shards
 from conformance.session import journal as journals
+from conformance.session import shards
 from conformance.session.runner import default_memory_cap, retry_failures
 from conformance.session.workers import CaseRunner, Execution, available_cpus, timeout_option
 
@@ -307,7 +307,7 @@ class Session:
 
         # A certification believes no expectations-cache entry: the backend's user can write
         # them (the judge computes every reference itself).
-        with expected_cache.fresh() if self.options.certify else nullcontext():
+        with cache.fresh() if self.options.certify else nullcontext():
             new = runner.run_all(self.todo, record)
             if self.options.retries:
                 failing = sum(r.status in FAILING for r in new)
