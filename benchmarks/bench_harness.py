@@ -9,6 +9,8 @@ reports the median and min-max of
   loading   Session.select(): finding, reading (or the parse cache), checking, building
             (the execution record's load_s, written with DMLCONF_TIMINGS set)
   running   Session.run() (the results document's duration_s)
+  cpu       the CPU seconds (user and system) of the command and every process it started
+            (on a shared machine the steadier figure: wall time stretches with the others' load)
   execute   the summed time inside the backend's execute(), in every process that runs cases
             (a sitecustomize put on PYTHONPATH for the launches only wraps the backend class's
             execute with a timer; the results are not changed)
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -80,16 +83,19 @@ def launch(args: list[str], cache: Path, backend: str, work: Path, expected: boo
                                           os.environ.get("PYTHONPATH", "")])}
     command = [sys.executable, "-m", "dmlconf", "run", "-q", "--backend", backend, *args,
                "--json", str(out)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if done.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
     doc = json.loads(out.read_text())
     execute = sum(float(x) for x in log.read_text().split()) if log.exists() else float("nan")
     return {"wall_s": wall, "loading_s": float(doc["execution"].get("load_s", "nan")),
             "running_s": float(doc["duration_s"]), "execute_s": execute,
-            "cases": float(len(doc["results"]))}
+            "cpu_s": cpu, "cases": float(len(doc["results"]))}
 
 
 def spread(values: list[float]) -> dict[str, float]:
@@ -141,13 +147,14 @@ def main() -> int:
                                 "launches": given.runs, **got})
     print(f"dmlconf run --backend {given.backend}: median (min-max) of {given.runs} launches")
     print(f"{'run':36} {'caches':28} {'cases':>5} {'wall s':>17} {'loading s':>17} "
-          f"{'running s':>17} {'execute s':>17} {'load/wall':>9} {'wall/exec':>9}")
+          f"{'running s':>17} {'execute s':>17} {'cpu s':>17} {'load/wall':>9} {'wall/exec':>9}")
     for f in figures:
         def shown(key: str, f: dict[str, Any] = f) -> str:
             s = f[key]
             return f"{s['median']:.2f} ({s['min']:.2f}-{s['max']:.2f})"
         print(f"{f['run']:36} {f['cache']:28} {f['cases']['median']:5.0f} {shown('wall_s'):>17} "
               f"{shown('loading_s'):>17} {shown('running_s'):>17} {shown('execute_s'):>17} "
+              f"{shown('cpu_s'):>17} "
               f"{f['loading_share']['median']:9.1%} {f['wall_per_execute']['median']:9.2f}")
     if given.json:
         Path(given.json).write_text(json.dumps(figures, indent=1) + "\n")

@@ -29,7 +29,8 @@ import inspect
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -83,9 +84,8 @@ class Capabilities:
         implementation of those operators. Name the operators the backend's execute dispatches
         on: an operator added to the suite later is not claimed (and so not routed to a kernel
         written for another) until the backend is written for it."""
-        types = {name: frozenset().union(*(t.data_types for t in ops.get(name).support))
-                 for name in operators}
-        return cls(operators=types, feature_level=HIGHEST, notes=notes)
+        made = _full(cls, tuple(operators), notes)
+        return replace(made, operators=dict(made.operators))  # the caller's own mapping
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,6 +98,15 @@ class Capabilities:
             "rejects_invalid": self.rejects_invalid,
             "notes": self.notes,
         }
+
+
+@cache
+def _full(cls: type[Capabilities], operators: tuple[str, ...], notes: str) -> Capabilities:
+    """Capabilities.full, worked out once per argument (a backend may build its claims on every
+    read of its `capabilities`; they are immutable)."""
+    types = {name: frozenset().union(*(t.data_types for t in ops.get(name).support))
+             for name in operators}
+    return cls(operators=types, feature_level=HIGHEST, notes=notes)
 
 
 class Backend(ABC):

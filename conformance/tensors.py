@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cached_property
 from itertools import combinations
 from math import gcd, prod
 from typing import Any
@@ -48,17 +49,17 @@ class DataType(IntEnum):
     @property
     def numpy_dtype(self) -> np.dtype:
         """The little-endian NumPy dtype with the same bit layout."""
-        return np.dtype(_NUMPY[self])
+        return _DTYPES[self]
 
     @property
     def size(self) -> int:
         """Element size in bytes, as DMLCalcBufferTensorSize's switch gives it."""
-        return self.numpy_dtype.itemsize
+        return _DTYPES[self].itemsize
 
     @property
     def bits_dtype(self) -> np.dtype:
         """The unsigned integer dtype of the same width: compares and moves exact bit patterns."""
-        return np.dtype(f"<u{self.size}")
+        return _BITS[self]
 
     @property
     def is_float(self) -> bool:
@@ -89,6 +90,9 @@ _NUMPY = {
     DataType.UINT64: "<u8",
     DataType.INT64: "<i8",
 }
+#: The dtypes made once (asked for every tensor of every case).
+_DTYPES = {t: np.dtype(code) for t, code in _NUMPY.items()}
+_BITS = {t: np.dtype(f"<u{d.itemsize}") for t, d in _DTYPES.items()}
 
 
 def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
@@ -120,7 +124,9 @@ def calc_buffer_tensor_size(
 @dataclass(frozen=True)
 class TensorDesc:
     """DML_BUFFER_TENSOR_DESC. Strides None means packed; TotalTensorSizeInBytes None means the
-    minimum (DMLCalcBufferTensorSize). A desc may be invalid: validate_desc says why."""
+    minimum (DMLCalcBufferTensorSize). A desc may be invalid: validate_desc says why. Immutable:
+    the sizes derived from its fields are worked out once (cached_property), since the runner,
+    the validators and the backends ask for them on every call."""
 
     data_type: DataType
     sizes: tuple[int, ...]
@@ -132,27 +138,27 @@ class TensorDesc:
     def dimension_count(self) -> int:
         return len(self.sizes)
 
-    @property
+    @cached_property
     def element_strides(self) -> tuple[int, ...]:
         """The strides in elements that address the buffer (packed when Strides is omitted)."""
         return self.strides if self.strides is not None else packed_strides(self.sizes)
 
-    @property
+    @cached_property
     def minimum_size(self) -> int:
         return calc_buffer_tensor_size(self.data_type, self.sizes, self.strides)
 
-    @property
+    @cached_property
     def total_size(self) -> int:
         """TotalTensorSizeInBytes as bound: the stated value, or the minimum when omitted."""
         if self.total_tensor_size_in_bytes is not None:
             return self.total_tensor_size_in_bytes
         return self.minimum_size
 
-    @property
+    @cached_property
     def element_count(self) -> int:
         return prod(self.sizes)
 
-    @property
+    @cached_property
     def is_strided(self) -> bool:
         """True when the strides are stated and differ from the packed ones (padding,
         broadcasting or another dimension order)."""

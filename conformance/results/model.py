@@ -57,6 +57,13 @@ def safe_text(text: str) -> str:
 def sanitise(value: Any) -> Any:
     """`value` with every string in it (dict keys too, in lists, tuples and dicts at any depth)
     made safe_text; containers are copied, other values kept."""
+    kind = type(value)  # the common kinds first, exactly (a run sanitises every result)
+    if kind is str:
+        return value if not UNSAFE.search(value) else safe_text(value)
+    if kind is list:
+        return [v if type(v) is str and not UNSAFE.search(v) else sanitise(v) for v in value]
+    if value is None or kind is float or kind is int or kind is bool:
+        return value
     if isinstance(value, str):
         return safe_text(value)
     if isinstance(value, dict):
