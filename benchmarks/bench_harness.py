@@ -125,6 +125,9 @@ def main() -> int:
     parser.add_argument("-k", action="append", default=[], help="also time a -k run")
     parser.add_argument("--tier", choices=("committed", "deep"), default="committed",
                         help="deep: time the deep tier alone, warm caches")
+    parser.add_argument("--caches", default="cold,warm,off",
+                        help="which of the committed suite's cache states to time, of "
+                             "cold,warm,off (off: warm, the expectations cache off)")
     parser.add_argument("--json", help="write the figures here")
     given = parser.parse_args()
     if given.tier == "deep":
@@ -134,7 +137,9 @@ def main() -> int:
         configurations = [("in this process (--no-isolate)", ["--no-isolate"]),
                           ("isolated (the default)", [])]
         configurations += [(f"-k {k} (the default execution)", ["-k", k]) for k in given.k]
-        modes = [("cold", True), ("warm", True), ("warm, expectations cache off", False)]
+        named = {"cold": ("cold", True), "warm": ("warm", True),
+                 "off": ("warm, expectations cache off", False)}
+        modes = [named[m] for m in given.caches.split(",")]
     figures = []
     with tempfile.TemporaryDirectory(prefix="bench-harness-") as tmp:
         work = Path(tmp)

@@ -779,3 +779,59 @@ def test_case_limited_to_lower_levels_decides_only_runs_claiming_them(
     verdict = results.verdicts(found, FeatureLevel.FL_2_1)
     assert verdict["2_1"]["mandatory"] == len(at_2_1) + 1
     assert verdict["2_1"]["conformant"] is False
+
+
+# -- the runner's cheap paths (issue 16): each gives what the plain computation gives -----------
+
+def test_made_inputs_are_made_once_and_are_what_the_generator_makes() -> None:
+    from conformance import inputs
+    from conformance.casefile import Source, logical_values
+    from conformance.tensors import TensorDesc
+
+    desc = TensorDesc(DataType.FLOAT32, (1, 2, 3, 5))
+    source = Source("random", {"seed": 7, "distribution": "uniform", "low": -1.0, "high": 1.0})
+    first, made = runner._made(source, desc)
+    again, made_again = runner._made(Source(source.kind, dict(source.params)), desc)
+    assert again is first and made_again == made  # an equal source: the kept array
+    plain = logical_values(source, desc)
+    assert first.tobytes() == plain.tobytes() and made == inputs.sha256(plain)
+    assert not first.flags.writeable  # shared: nobody may write into it
+    # 1 and 1.0 are different parameters (kept apart), and other sizes are other values
+    whole = runner._made(Source("iota", {"start": 1, "step": 1}), desc)[0]
+    real = runner._made(Source("iota", {"start": 1.0, "step": 1}), desc)[0]
+    assert whole is not real and whole.tobytes() == real.tobytes()
+    other = runner._made(source, TensorDesc(DataType.FLOAT32, (1, 2, 5, 3)))[0]
+    assert other is not first and other.shape == (1, 2, 5, 3)
+
+
+def test_a_drifted_input_is_caught_when_its_values_were_made_for_an_earlier_case() -> None:
+    cases = [c for c in load_cases([DOCUMENTED]) if not c.rejected and any(
+        s.kind in ("iota", "random") for s in c.inputs.values())]
+    case = cases[0]
+    ref, source = next((r, s) for r, s in case.inputs.items() if s.kind in ("iota", "random"))
+    backend = NumpyReferenceBackend()
+    assert runner.run_case(case, backend).status == "PASS"  # its values are kept now
+    drifted = replace(case, inputs={**case.inputs, ref: replace(source, sha256="0" * 64)})
+    result = runner.run_case(drifted, backend)
+    assert result.status == "ERROR" and "drifted" in result.message, result.message
+
+
+@pytest.mark.parametrize("desc", [
+    dict(sizes=(1, 1, 2, 3)),
+    dict(sizes=(1, 1, 2, 3), total_tensor_size_in_bytes=64),
+    dict(sizes=(1, 1, 2, 3), strides=(6, 6, 3, 1)),
+    dict(sizes=(1, 1, 2, 3), strides=(16, 16, 8, 2)),
+    dict(sizes=(1, 2, 2, 2), strides=(8, 1, 4, 2)),
+    dict(sizes=(1, 1, 2, 3), strides=(0, 0, 0, 1)),
+])
+def test_padding_written_counts_what_the_footprint_mask_counts(desc: dict) -> None:
+    from conformance.tensors import TensorDesc, footprint_mask
+
+    d = TensorDesc(DataType.FLOAT16, **desc)
+    rng = np.random.default_rng(5)
+    for changed in (0, 1, 7, d.total_size):
+        guarded = np.full(runner.GUARD * 2 + d.total_size, 0xCD, dtype=np.uint8)
+        b = runner._Binding(d, guarded)
+        b.buffer[rng.choice(d.total_size, changed, replace=False)] = 0x11
+        expected = int((~footprint_mask(d) & (b.buffer != 0xCD)).sum())
+        assert runner.padding_written(b, 0xCD) == expected

@@ -153,7 +153,13 @@ def read_entry(path: Path, k: str, fmt: str, max_bytes: int
     the suite's cache entries (this parse cache, session.expected_cache)."""
     try:
         with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
+            size = os.fstat(f.fileno()).st_size
+            if size > max_bytes:
+                return None
+            # read(size + 1), not read(max_bytes + 1): Python allocates what is asked for
+            # first (a 64 MiB bytes object per entry cost 3x reading the entry). A file that
+            # grew meanwhile is read short: its payload's sha256 then fails (a miss).
+            data = f.read(size + 1)
     except OSError:
         return None
     if len(data) > max_bytes:
