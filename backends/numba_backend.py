@@ -186,10 +186,14 @@ class NumbaBackend(Backend):
         low, high = np.float32(low), np.float32(high)
         if rows and not taps[0][2].any() and not taps[1][2].any():
             (pn, _, _), (pc, _, _), (lo2, hi2, w2), (lo3, hi3, w3) = taps
-            w3 = w3.astype(np.float32)
-            k.linear_planes(src, dst, sizes_out, w_in, s_in, s_out, pn, pc, lo2, hi2,
-                            w2.astype(np.float32), lo3, hi3, w3, twice_range(lo3, hi3, w3),
-                            integer, low, high)
+            w2, w3 = w2.astype(np.float32), w3.astype(np.float32)
+            pair = twice_range(lo3, hi3, w3)
+            if dtype == np.float32:  # 8-wide horizontal pairs and vertical blends, same bits
+                k.linear_planes_f32(src, dst, sizes_out, w_in, s_in, s_out, pn, pc, lo2, hi2,
+                                    w2, lo3, hi3, w3, pair)
+            else:
+                k.linear_planes(src, dst, sizes_out, w_in, s_in, s_out, pn, pc, lo2, hi2, w2,
+                                lo3, hi3, w3, pair, integer, low, high)
             return
         longest = int(sizes_out.max())
         lo = np.zeros((4, longest), np.int64)
