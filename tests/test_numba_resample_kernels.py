@@ -120,3 +120,28 @@ def test_linear_other_types_keep_the_scalar_kernel(monkeypatch: pytest.MonkeyPat
                                "OutputTensor": np.zeros(call.tensors["OutputTensor"].total_size,
                                                         np.uint8)})
     assert taken == ["linear_planes_f32", "linear_planes_f32", "linear_planes"]
+
+
+def test_tables_are_kept_per_call_object_and_never_reused_for_another() -> None:
+    """The backend keeps a call's index tables while the same call object executes again (as a
+    compiled operator), and computes them afresh for any other call: alternating two nearest
+    calls of the same shapes but different offsets on one backend gives each its own result,
+    bit for bit the reference, every time."""
+    backend, spec = load_backend("numba"), ops.get("RESAMPLE1")
+    rng = np.random.default_rng(5)
+    calls = [spec.make_call({"InputTensor": TensorDesc(F32, (1, 1, 6, 12)),
+                             "OutputTensor": TensorDesc(F32, (1, 1, 12, 24))},
+                            {"InterpolationMode": "NEAREST_NEIGHBOR", "Scales": [1, 1, 2, 2],
+                             "InputPixelOffsets": [a] * 4, "OutputPixelOffsets": [b] * 4})
+             for a, b in ((0.5, -0.5), (0.0, 1.0))]
+    outputs = set()
+    for call in calls + calls + calls[::-1]:
+        src, dst = call.tensors["InputTensor"], call.tensors["OutputTensor"]
+        inp = rng.integers(0, 256, src.total_size).astype(np.uint8)
+        out = np.zeros(dst.total_size, np.uint8)
+        backend.execute(call, {"InputTensor": inp, "OutputTensor": out})
+        expected = spec.expected(call, {"InputTensor": read_tensor(src, inp)},
+                                 strict=True)["OutputTensor"]
+        assert read_tensor(dst, out).tobytes() == expected.values.tobytes()
+        outputs.add(read_tensor(dst, out)[0, 0, 5].tobytes())
+    assert len(outputs) > 1
