@@ -14,8 +14,9 @@ dimension), one float32 pass per dimension.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -95,6 +96,18 @@ class NumbaBackend(Backend):
             raise RuntimeError("the numba backend needs Numba: "
                                "pip install 'dml-conformance[numba]'") from exc
         super().__init__(feature_level)
+        self._tables: dict[str, object] = {}
+
+    def _per_call(self, call: OperatorCall, what: str, make: Callable[[], Any]) -> Any:
+        """make(), computed once per operator call object, as a compiled DirectML operator holds
+        its tables across dispatches: the resampling index tables cost ~0.5 ms of Python per
+        execute (7% of a 2x nearest upscale of 128 MiB). Keyed by identity, one call at a time:
+        a new call object, even an equal one, is computed afresh."""
+        if self._tables.get("call") is not call:
+            self._tables = {"call": call}
+        if what not in self._tables:
+            self._tables[what] = make()
+        return self._tables[what]
 
     @property
     def capabilities(self) -> Capabilities:
@@ -144,22 +157,26 @@ class NumbaBackend(Backend):
                   dst_buf: np.ndarray) -> None:
         k = _kernels()
         spec = ops.get(call.operator)
-        axes = spec.axes(call, src_desc.sizes)
-        pad = 4 - len(axes)
+        pad = 4 - len(src_desc.sizes)
         in_sizes, s_in = _four(src_desc.sizes, src_desc.element_strides)
         sizes_out, s_out = _four(dst_desc.sizes, dst_desc.element_strides)
         rows = s_in[3] == 1 and s_out[3] == 1
         w_in = int(in_sizes[3])
         if call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR":
             # floor(c + 0.5) for RESAMPLE(1); RESAMPLE2/3's RoundingDirection floor(c) or ceil(c)
-            rounding = spec.nearest_rounding(call)
-            index = [np.zeros(1, np.int64)] * pad + [
-                nearest_index(c + rounding.shift, rounding.halves_up) for c, _ in axes]
+            def nearest_tables() -> tuple[list[np.ndarray], np.ndarray]:
+                rounding = spec.nearest_rounding(call)
+                index = [np.zeros(1, np.int64)] * pad + [
+                    nearest_index(c + rounding.shift, rounding.halves_up)
+                    for c, _ in spec.axes(call, src_desc.sizes)]
+                return index, twice_range(index[3])
+
+            index, pair = self._per_call(call, "nearest", nearest_tables)
             bits = src_desc.data_type.bits_dtype
             src, dst = element_view(src_desc, src_buf, bits), element_view(dst_desc, dst_buf, bits)
             if rows:
-                k.nearest_planes(src, dst, sizes_out, w_in, s_in, s_out, *index,
-                                 twice_range(index[3]), dst.ctypes.data % 16,
+                k.nearest_planes(src, dst, sizes_out, w_in, s_in, s_out, *index, pair,
+                                 dst.ctypes.data % 16,
                                  dst.nbytes >= STREAM_BYTES)
             else:
                 k.nearest(src, dst, sizes_out, s_in, s_out, *index)
@@ -177,8 +194,10 @@ class NumbaBackend(Backend):
         if filters is not None:
             self._antialiased(filters, src_desc, dst_desc, src_buf, dst_buf)
             return
-        taps = [((np.zeros(1, np.int64),) * 2 + (np.zeros(1),))] * pad + [
-            linear_taps(c, size) for (c, _), size in zip(axes, src_desc.sizes, strict=True)]
+        taps = self._per_call(call, "linear", lambda: [
+            ((np.zeros(1, np.int64),) * 2 + (np.zeros(1),))] * pad + [
+            linear_taps(c, size) for (c, _), size in zip(spec.axes(call, src_desc.sizes),
+                                                          src_desc.sizes, strict=True)])
         dtype = src_desc.data_type.numpy_dtype
         src, dst = element_view(src_desc, src_buf, dtype), element_view(dst_desc, dst_buf, dtype)
         integer = not src_desc.data_type.is_float
@@ -186,10 +205,15 @@ class NumbaBackend(Backend):
         low, high = np.float32(low), np.float32(high)
         if rows and not taps[0][2].any() and not taps[1][2].any():
             (pn, _, _), (pc, _, _), (lo2, hi2, w2), (lo3, hi3, w3) = taps
-            w3 = w3.astype(np.float32)
-            k.linear_planes(src, dst, sizes_out, w_in, s_in, s_out, pn, pc, lo2, hi2,
-                            w2.astype(np.float32), lo3, hi3, w3, twice_range(lo3, hi3, w3),
-                            integer, low, high)
+            w2, w3, pair = self._per_call(call, "planes", lambda: (
+                w2.astype(np.float32), w3.astype(np.float32),
+                twice_range(lo3, hi3, w3.astype(np.float32))))
+            if dtype == np.float32:  # 8-wide horizontal pairs and vertical blends, same bits
+                k.linear_planes_f32(src, dst, sizes_out, w_in, s_in, s_out, pn, pc, lo2, hi2,
+                                    w2, lo3, hi3, w3, pair)
+            else:
+                k.linear_planes(src, dst, sizes_out, w_in, s_in, s_out, pn, pc, lo2, hi2, w2,
+                                lo3, hi3, w3, pair, integer, low, high)
             return
         longest = int(sizes_out.max())
         lo = np.zeros((4, longest), np.int64)
