@@ -103,20 +103,26 @@ def _options(args: argparse.Namespace) -> RunOptions:
         json=given.get("json") or DEFAULT_JSON)
 
 
-def _select(args: argparse.Namespace, collect_errors: bool = True) -> Session:
+def _select(args: argparse.Namespace, collect_errors: bool = True, launch: bool = False
+            ) -> Session:
     """A session of the selected cases. collect_errors: the problems of case files are printed
     (their cases are not run) and loading goes on, else the first raises. A selection of none
-    is an error (a shard of none is not)."""
+    is an error (a shard of none is not). launch: a whole run's worker processes start while
+    the cases are built (Session.select); they are stopped if this raises."""
     session = Session(_options(args))
-    session.select(collect_errors)
-    errors = session.load_errors
-    for e in errors:
-        print(f"dmlconf: case file problem (its cases are not run): {e}", file=sys.stderr)
-    if not session.selected:
-        where = ", ".join(str(p) for p in session.paths)
-        raise CaseFileError(where, None, "no case selected" + (
-            f" by -k {' '.join(args.k)}" if args.k else "") + (
-            f" ({counted(len(errors), 'problem')} in the case files)" if errors else ""))
+    try:
+        session.select(collect_errors, launch=launch)
+        errors = session.load_errors
+        for e in errors:
+            print(f"dmlconf: case file problem (its cases are not run): {e}", file=sys.stderr)
+        if not session.selected:
+            where = ", ".join(str(p) for p in session.paths)
+            raise CaseFileError(where, None, "no case selected" + (
+                f" by -k {' '.join(args.k)}" if args.k else "") + (
+                f" ({counted(len(errors), 'problem')} in the case files)" if errors else ""))
+    except BaseException:
+        session.close()
+        raise
     return session
 
 
@@ -163,8 +169,8 @@ def _resolve_tier(args: argparse.Namespace) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     _resolve_tier(args)
-    session = _select(args)
-    execution = session.plan()
+    session = _select(args, launch=True)
+    execution = session.execution or session.plan()
     out = sys.stderr
     try:
         with _sigterm_as_interrupt(), session:

@@ -28,7 +28,7 @@ DOCUMENTED_CASES = load_cases([DOCUMENTED])
 
 def reads_inputs_back(case: Case) -> bool:
     """Whether the judge works from input bytes after the backend ran: an output judged against
-    the reference of its input, or a call whose input is another call's (PatchesFlatnonzero
+    the reference of its input, or a call whose input is another call's (PatchesInputCheck
     inverts its inputs, so in-process it fails exactly these)."""
     return (any(e.kind == "reference" for e in (case.expected or {}).values())
             or any(s.kind == "from" for s in case.inputs.values()))
@@ -68,7 +68,7 @@ def check_the_rest_passed(doc: dict) -> None:
 # -- cheating through the judge's own functions ---------------------------------------------------
 @pytest.mark.parametrize(("backend", "caught"), [
     ("PatchesMismatches", "elements differ"),  # every output judged: unwritten
-    ("PatchesFlatnonzero", "the backend changed"),  # bytes of its input
+    ("PatchesInputCheck", "the backend changed"),  # bytes of its input
     ("PatchesGuards", "the backend wrote outside its buffer"),
 ])
 def test_a_backend_that_patches_the_judge_fails_in_an_isolated_run(
@@ -85,7 +85,7 @@ def test_a_backend_that_patches_the_judge_fails_in_an_isolated_run(
 @posix_only
 @pytest.mark.parametrize(("backend", "caught", "passed"), [
     ("PatchesMismatches", "elements differ", ALL),
-    ("PatchesFlatnonzero", "the backend changed", UNSPOILED),  # cases reading inputs back
+    ("PatchesInputCheck", "the backend changed", UNSPOILED),  # cases reading inputs back
     ("PatchesGuards", "the backend wrote outside its buffer", ALL),
 ])
 def test_in_process_the_same_cheat_is_not_caught_and_the_run_is_labelled(

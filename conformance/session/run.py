@@ -48,7 +48,15 @@ from conformance.results.reproduce import reproduce_command
 from conformance.session import journal as journals
 from conformance.session import shards
 from conformance.session.runner import default_memory_cap, retry_failures
-from conformance.session.workers import CaseRunner, Execution, available_cpus, timeout_option
+from conformance.session.workers import (
+    CaseRunner,
+    Execution,
+    ParallelPool,
+    Pool,
+    available_cpus,
+    new_pool,
+    timeout_option,
+)
 
 DEFAULT_JSON = "reports/results.json"
 #: Cases per worker below which another worker does not pay for its start (~0.5 s).
@@ -143,6 +151,8 @@ class Session:
         self.case_set = ""
         self.execution: Execution | None = None
         self.runner: CaseRunner | None = None
+        #: The worker pool select(launch=True) started, until start() hands it to the runner.
+        self.pool: Pool | ParallelPool | None = None
         self.journal: journals.Journal | None = None
         self.todo: list[Case] = []
         self.recorded = 0
@@ -153,14 +163,17 @@ class Session:
         self.load_s = 0.0
 
     # -- selection ------------------------------------------------------------------------
-    def select(self, collect_errors: bool = True) -> list[Case]:
+    def select(self, collect_errors: bool = True, launch: bool = False) -> list[Case]:
         """Load the case paths and select by the patterns (self.selected), then take the shard
         (self.cases, returned). Only the cases a run takes are built: the selection and the
         shard are made from the case files' index (parsed and schema-checked, or read from
         the parse cache: casefile.cache), so -k and --shard pay for what they select; a
         shard's self.selected builds the rest only if it is read. collect_errors: every
         problem of a case file is kept in load_errors and loading goes past it; False: the
-        first raises its CaseFileError."""
+        first raises its CaseFileError. launch: a whole run is planned (plan()) from the
+        index's count and its worker processes started before the cases are built, so that
+        they import and build the backend meanwhile (close() stops them if the run does not
+        start)."""
         o = self.options
         t0 = perf_counter()
         self.paths = [Path(p) for p in o.cases] if o.cases else default_case_paths()
@@ -173,16 +186,27 @@ class Session:
             self.shard = None
             if o.shard:
                 mine, self.shard = shards.take(chosen, *shards.parse(o.shard))  # type: ignore
+                self._launch(launch, len(mine))
                 self.cases = build_indexed(mine, errors)
                 self.selected = _Selection(chosen, errors)
             else:
+                self._launch(launch, len(chosen))
                 self.cases = build_indexed(chosen, errors)
                 self.selected = list(self.cases)
         self.load_s = perf_counter() - t0
         return self.cases
 
     # -- execution ------------------------------------------------------------------------
-    def plan(self, one_at_a_time: bool = False) -> Execution:
+    def _launch(self, launch: bool, count: int) -> None:
+        """select(launch=True): plan for count cases and start an isolated run's processes."""
+        if not (launch and count):
+            return
+        execution = self.plan(count=count)
+        if execution.isolated:
+            self.pool = new_pool(self.options.backend, self.options.level, execution)
+            self.pool.launch()
+
+    def plan(self, one_at_a_time: bool = False, count: int | None = None) -> Execution:
         """How the cases execute (self.execution), from the options and the backend's kind;
         ValueError for options that contradict each other. A whole run (after select()) takes
         workers for its number of cases and isolates when asked, certifying, for a native
@@ -197,7 +221,7 @@ class Session:
                                        memory_cap=self._memory_cap(1),
                                        execution_flags=o.execution_flags)
             return self.execution
-        cases = len(self.cases)
+        cases = len(self.cases) if count is None else count
         if o.workers is not None and o.workers < 1:
             raise ValueError("--workers must be 1 or more")
         if o.workers is None and o.isolate is False:
@@ -255,7 +279,8 @@ class Session:
         if self.execution is None:
             self.plan(one_at_a_time)
         assert self.execution is not None
-        self.runner = CaseRunner(o.backend, o.level, self.execution)
+        pool, self.pool = self.pool, None
+        self.runner = CaseRunner(o.backend, o.level, self.execution, pool)
         if not one_at_a_time:
             self.case_set = case_set_hash(self.cases)
             self.journal = journals.Journal(journals.path_for(o.json), {
@@ -282,6 +307,9 @@ class Session:
     def close(self) -> None:
         if self.runner is not None:
             self.runner.close()
+        if self.pool is not None:  # launched by select(), the run never started
+            self.pool.close()
+            self.pool = None
 
     @property
     def kept(self) -> int:

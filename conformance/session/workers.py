@@ -209,9 +209,16 @@ class Pool:
             self.claims = self.claims or claims
             return worker
 
+    def launch(self) -> None:
+        """Start the worker process without waiting for it (it imports and builds the backend
+        while the harness goes on: Session.select starts it before building the cases)."""
+        if self.slot.worker is None:
+            self.slot.worker = self._spawn()
+
     def ready(self) -> dict[str, Any]:
-        """Start the worker and wait until it has built the backend: what it says of it (class,
-        capabilities, claimed level). WorkerError or BackendLoadError if it cannot."""
+        """Start the worker (unless launched) and wait until it has built the backend: what it
+        says of it (class, capabilities, claimed level). WorkerError or BackendLoadError if it
+        cannot."""
         self._ready_worker()
         assert self.claims is not None
         return self.claims.to_json()
@@ -444,10 +451,15 @@ class ParallelPool:
         _LIVE_JUDGES.add(process)
         return _Judge(process, ours, running)
 
-    def ready(self) -> dict[str, Any]:
-        """Start the judges; what the first worker ready says of the backend."""
+    def launch(self) -> None:
+        """Start the judges (each starts its worker) without waiting for them."""
         while len(self.judges) < self.execution.workers:
             self.judges.append(self._start())
+
+    def ready(self) -> dict[str, Any]:
+        """Start the judges (unless launched); what the first worker ready says of the
+        backend."""
+        self.launch()
         while self.info is None:
             self._step(lambda i, r: None, [], deque())
         return self.info
@@ -569,6 +581,13 @@ class ParallelPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+def new_pool(backend: str, level: FeatureLevel | None, execution: Execution
+             ) -> Pool | ParallelPool:
+    """The worker pool of an isolated execution (a Pool for one worker, a ParallelPool for
+    several), its processes not started yet (launch(), or ready() to wait for them too)."""
+    return (Pool if execution.workers <= 1 else ParallelPool)(backend, level, execution)
+
+
 class CaseRunner:
     """A backend built to run cases as an Execution says: in this process, or in worker
     processes (a Pool for one, a ParallelPool for several). A Session (conformance.session)
@@ -577,13 +596,15 @@ class CaseRunner:
     capabilities (as JSON), claimed_level, environment (Backend.environment; from a worker,
     checked like its capabilities)."""
 
-    def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution) -> None:
+    def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution,
+                 pool: Pool | ParallelPool | None = None) -> None:
+        """pool: the pool new_pool() made and launched for this execution (its processes
+        started early); None: made here."""
         self.execution = execution
         self.pool: Pool | ParallelPool | None = None
         self.backend: Backend | None = None
         if execution.isolated:
-            self.pool = (Pool if execution.workers <= 1 else ParallelPool)(backend, level,
-                                                                           execution)
+            self.pool = pool or new_pool(backend, level, execution)
             try:
                 info = self.pool.ready()
             except BaseException:
