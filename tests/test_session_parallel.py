@@ -150,3 +150,35 @@ def test_two_shards_of_the_suite_have_no_verdict_and_merge_into_a_conformant_run
     for level, v in merged["verdict"].items():
         assert v["conformant"] is True and v["mustpass_run"] == v["mustpass"] > 0, level
     assert "feature level 6_4: conformant" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_processes_launched_while_loading_run_the_cases_or_are_stopped(
+        tmp_path: Path, workers: int) -> None:
+    """select(launch=True) starts a whole run's workers before the cases are built (issue 16):
+    start() hands them to the runner, which runs the cases on them; a run that does not start
+    stops them."""
+    from conformance.session.run import RunOptions, Session
+
+    def session() -> Session:
+        return Session(RunOptions(backend="numpy", cases=(str(DOCUMENTED),), isolate=True,
+                                  workers=workers, json=str(tmp_path / "r.json")))
+
+    unused = session()
+    unused.select(launch=True)
+    pool = unused.pool
+    assert pool is not None and unused.execution is not None and unused.execution.isolated
+    processes = ([j.process for j in pool.judges] if workers > 1
+                 else [pool.slot.worker.process])
+    assert len(processes) == workers and all(p.is_alive() for p in processes)
+    unused.close()
+    assert unused.pool is None and not any(p.is_alive() for p in processes)
+
+    used = session()
+    used.select(launch=True)
+    launched = used.pool
+    with used:
+        runner = used.start()
+        assert runner.pool is launched and used.pool is None
+        found = used.run()
+    assert {r.status for r in found} == {"PASS"} and len(found) == len(used.cases)
