@@ -208,7 +208,6 @@ def depth_to_space_rows(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray,
     n_, c_, h_, w_ = sizes_out[0], sizes_out[1], sizes_out[2], sizes_out[3]
     w_in = w_ // block
     size = dst.itemsize
-    k = 8 // size  # elements per 8 bytes
     chunks = (h_ + ROWS - 1) // ROWS
     for job in prange(n_ * c_ * chunks):
         plane = job // chunks
@@ -219,29 +218,94 @@ def depth_to_space_rows(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray,
             d = dst[o:o + w_]
             a, step = depth_row(s_in, n, c, y, block, c_, crd)
             if block == 2:
-                s0 = src[a:a + w_in]
-                s1 = src[a + step:a + step + w_in]
-                ix = 0
-                if stream:  # an unaligned head, then 16-byte non-temporal stores
-                    while ix < w_in and (align + (o + 2 * ix) * size) % 16 != 0:
-                        d[2 * ix] = s0[ix]
-                        d[2 * ix + 1] = s1[ix]
-                        ix += 1
-                    while ix + k <= w_in:
-                        weave_stream(s0, ix, s1, d, 2 * ix)
-                        ix += k
-                else:
-                    while ix + k <= w_in:
-                        weave_store(s0, ix, s1, d, 2 * ix)
-                        ix += k
-                for x in range(ix, w_in):
-                    d[2 * x] = s0[x]
-                    d[2 * x + 1] = s1[x]
+                weave_row(src[a:a + w_in], src[a + step:a + step + w_in], d, w_in,
+                          (align + o * size) % 16, stream)
             else:
                 for bx in range(block):
                     s = src[a + bx * step:a + bx * step + w_in]
                     for ix in range(w_in):
                         d[ix * block + bx] = s[ix]
+        if stream:
+            store_fence()
+
+
+@njit(inline="always", **JIT)
+def weave_row(s0: np.ndarray, s1: np.ndarray, d: np.ndarray, count: int, align: int,
+              stream: bool) -> None:
+    """d[2 * x] = s0[x], d[2 * x + 1] = s1[x] for x < count, 16 bytes per store (weave);
+    stream: non-temporal stores after an unaligned head (align: the byte address of d modulo
+    16). The block-2 row of depth-to-space."""
+    size = d.itemsize
+    k = 8 // size  # elements of each input per store
+    ix = 0
+    if stream:
+        while ix < count and (align + 2 * ix * size) % 16 != 0:
+            d[2 * ix] = s0[ix]
+            d[2 * ix + 1] = s1[ix]
+            ix += 1
+        while ix + k <= count:
+            weave_stream(s0, ix, s1, d, 2 * ix)
+            ix += k
+    else:
+        while ix + k <= count:
+            weave_store(s0, ix, s1, d, 2 * ix)
+            ix += k
+    for x in range(ix, count):
+        d[2 * x] = s0[x]
+        d[2 * x + 1] = s1[x]
+
+
+@njit(parallel=True, **JIT)
+def depth_to_space_nhwc(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray,
+                        s_in: np.ndarray, s_out: np.ndarray, block: int, crd: bool,
+                        tw: int, align: int, stream: bool) -> None:
+    """depth_to_space for channel-innermost input (s_in[1] == 1, NHWC) and contiguous output
+    rows: each job takes a tile of one depth-form row (every channel of up to `tw` columns,
+    read contiguously), transposes it into channel rows in a small buffer (8x8 register tiles,
+    transpose8; scalar at the ragged edges), then writes its `block` output rows of every
+    output channel from the buffer as the row kernel does (weave_row for block 2)."""
+    n_, c_, h_, w_ = sizes_out[0], sizes_out[1], sizes_out[2], sizes_out[3]
+    h_in, w_in = h_ // block, w_ // block
+    cin = c_ * block * block
+    size = dst.itemsize
+    tiles = (w_in + tw - 1) // tw
+    si3 = s_in[3]
+    packed = np.zeros(4, np.int64)  # strides of the buffer as a depth-form tensor of one row
+    packed[1] = tw
+    for job in prange(n_ * h_in * tiles):
+        n = job // (h_in * tiles)
+        iy = (job // tiles) % h_in
+        x0 = (job % tiles) * tw
+        m = min(tw, w_in - x0)
+        buf = np.empty(cin * tw, dst.dtype)
+        base = n * s_in[0] + iy * s_in[2] + x0 * si3
+        ch = 0
+        while ch + 8 <= cin:  # buf[ch * tw + x] = src[base + x * si3 + ch]
+            x = 0
+            while x + 8 <= m:
+                transpose8(src, base + x * si3 + ch, si3, buf, ch * tw + x, tw)
+                x += 8
+            for q in range(8):
+                for r in range(x, m):
+                    buf[(ch + q) * tw + r] = src[base + r * si3 + ch + q]
+            ch += 8
+        for q in range(ch, cin):
+            for r in range(m):
+                buf[q * tw + r] = src[base + r * si3 + q]
+        for c in range(c_):
+            for by in range(block):
+                y = iy * block + by
+                o = n * s_out[0] + c * s_out[1] + y * s_out[2] + x0 * block
+                d = dst[o:o + m * block]
+                a, step = depth_row(packed, 0, c, by, block, c_, crd)
+                if block == 2:
+                    weave_row(buf[a:a + m], buf[a + step:a + step + m], d, m,
+                              (align + o * size) % 16, stream)
+                else:
+                    for bx in range(block):
+                        s = buf[a + bx * step:a + bx * step + m]
+                        for ix in range(m):
+                            d[ix * block + bx] = s[ix]
         if stream:
             store_fence()
 
@@ -400,6 +464,53 @@ def _splitting_store(streaming: bool):
 
 weave_store, weave_stream = _interleaving_store(False), _interleaving_store(True)
 split_store, split_stream = _splitting_store(False), _splitting_store(True)
+
+
+def _transposing_copy():
+    """An intrinsic transpose8(src, i, ld, dst, j, ldd): dst[j + q * ldd + r] = src[i + r * ld
+    + q] for r, q < 8: an 8x8 tile of elements, 8 row loads, 24 two-input shuffles (the
+    classic AVX 8x8 transpose: lane-local unpacks, 64-bit pair shuffles, then 128-bit halves
+    exchanged), 8 row stores. Any element width; for 4-byte elements every row is one 32-byte
+    register. The NHWC depth-to-space kernel turns channel-innermost input into channel rows
+    with it."""
+
+    @intrinsic
+    def transpose8(typingctx, src, i, ld, dst, j, ldd):
+        def codegen(context, builder, signature, args):
+            element = context.get_data_type(signature.args[0].dtype)
+            row = ir.VectorType(element, 8)
+            s_ary = context.make_array(signature.args[0])(context, builder, args[0])
+            d_ary = context.make_array(signature.args[3])(context, builder, args[3])
+
+            def at(ary, first, stride, k):
+                index = builder.add(first, builder.mul(stride, ir.Constant(stride.type, k)))
+                return builder.bitcast(builder.gep(ary.data, [index]), row.as_pointer())
+
+            def shuffle(a, b, mask):
+                return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(ir.IntType(32), 8),
+                                                                mask))
+
+            r = [builder.load(at(s_ary, args[1], args[2], k), align=1) for k in range(8)]
+            lo, hi = [0, 8, 1, 9, 4, 12, 5, 13], [2, 10, 3, 11, 6, 14, 7, 15]
+            t = [shuffle(r[k - k % 2], r[k - k % 2 + 1], hi if k % 2 else lo) for k in range(8)]
+            # u[4h + q]: columns q and q + 4 of rows 4h..4h + 3
+            even, odd = [0, 1, 8, 9, 4, 5, 12, 13], [2, 3, 10, 11, 6, 7, 14, 15]
+            u = []
+            for h in (0, 4):
+                for q in range(4):
+                    u.append(shuffle(t[h + q // 2], t[h + q // 2 + 2], odd if q % 2 else even))
+            for q in range(8):
+                mask = [0, 1, 2, 3, 8, 9, 10, 11] if q < 4 else [4, 5, 6, 7, 12, 13, 14, 15]
+                builder.store(shuffle(u[q % 4], u[4 + q % 4], mask),
+                              at(d_ary, args[4], args[5], q), align=1)
+            return context.get_dummy_value()
+
+        return types.void(src, i, ld, dst, j, ldd), codegen
+
+    return transpose8
+
+
+transpose8 = _transposing_copy()
 
 
 @intrinsic
