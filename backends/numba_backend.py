@@ -145,7 +145,7 @@ class NumbaBackend(Backend):
         stream = dst.nbytes >= STREAM_BYTES
         if rows:
             run = k.depth_to_space_rows if kernel == "depth_to_space" else k.space_to_depth_rows
-            run(src, dst, sizes, s_in, s_out, block, crd, dst.ctypes.data % 16, stream)
+            run(src, dst, sizes, s_in, s_out, block, crd, dst.ctypes.data % 64, stream)
         elif kernel == "depth_to_space" and s_in[1] == 1 and s_out[3] == 1:
             # channels innermost (NHWC): a transposing kernel reads each input row once
             k.depth_to_space_nhwc(src, dst, sizes, s_in, s_out, block, crd,

@@ -317,7 +317,8 @@ def depth_to_space_nhwc(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray,
 def space_to_depth_rows(src: np.ndarray, dst: np.ndarray, sizes_in: np.ndarray,
                         s_in: np.ndarray, s_out: np.ndarray, block: int, crd: bool,
                         align: int, stream: bool) -> None:
-    """space_to_depth for contiguous rows: each input row splits into `block` output rows."""
+    """space_to_depth for contiguous rows: each input row splits into `block` output rows.
+    align: the byte address of dst modulo 64."""
     n_, c_, h_, w_ = sizes_in[0], sizes_in[1], sizes_in[2], sizes_in[3]
     w_out = w_ // block
     size = dst.itemsize
@@ -335,19 +336,22 @@ def space_to_depth_rows(src: np.ndarray, dst: np.ndarray, sizes_in: np.ndarray,
                 d0 = dst[a:a + w_out]
                 d1 = dst[a + step:a + step + w_out]
                 ox = 0
-                # 16-byte non-temporal stores need both rows aligned at the same column
-                if stream and (align + a * size) % 16 == (align + (a + step) * size) % 16:
-                    while ox < w_out and (align + (a + ox) * size) % 16 != 0:
-                        d0[ox] = s[2 * ox]
-                        d1[ox] = s[2 * ox + 1]
-                        ox += 1
-                    while ox + 2 * k <= w_out:
-                        split_stream(s, 2 * ox, d0, d1, ox)
-                        ox += 2 * k
+                # 64 bytes to each row per split (whole cache lines where the rows are
+                # 64-byte aligned): non-temporal only when both rows start on a line; at other
+                # alignments ordinary stores (non-temporal 16-byte stores there straddled
+                # lines and ran at 0.6-0.8 of the copy)
+                lined = (align + a * size) % 64 == 0 and (align + (a + step) * size) % 64 == 0
+                if stream and lined:
+                    while ox + 8 * k <= w_out:
+                        split_line_stream(s, 2 * ox, d0, d1, ox)
+                        ox += 8 * k
                 else:
-                    while ox + 2 * k <= w_out:
-                        split_store(s, 2 * ox, d0, d1, ox)
-                        ox += 2 * k
+                    while ox + 8 * k <= w_out:
+                        split_line_store(s, 2 * ox, d0, d1, ox)
+                        ox += 8 * k
+                while ox + 2 * k <= w_out:
+                    split_store(s, 2 * ox, d0, d1, ox)
+                    ox += 2 * k
                 for x in range(ox, w_out):
                     d0[x] = s[2 * x]
                     d1[x] = s[2 * x + 1]
@@ -433,29 +437,30 @@ def _interleaving_store(streaming: bool):
     return weave
 
 
-def _splitting_store(streaming: bool):
-    """An intrinsic split(src, j, a, b, i): a[i:i + 2k] = src[j], src[j + 2], ...; b[i:i + 2k] =
-    src[j + 1], src[j + 3], ... (32 bytes read, 16 stored to each; 8-byte stores ran at a third
-    of the copy): a space-to-depth row of block 2, non-temporal stores when streaming (a[i],
-    b[i] 16-byte aligned then)."""
+def _splitting_store(streaming: bool, width: int = 16):
+    """An intrinsic split(src, j, a, b, i): a[i:i + n] = src[j], src[j + 2], ...; b[i:i + n] =
+    src[j + 1], src[j + 3], ..., n elements being `width` bytes (2 * width bytes read, width
+    stored to each; 8-byte stores ran at a third of the copy, 16-byte ones below 64-byte ones):
+    a space-to-depth row of block 2, non-temporal stores when streaming (a[i], b[i] then
+    `width`-byte aligned)."""
 
     @intrinsic
     def split(typingctx, src, j, a, b, i):
         def codegen(context, builder, signature, args):
             element = context.get_data_type(signature.args[0].dtype)
-            k = 8 // context.get_abi_sizeof(element)
-            half, whole = ir.VectorType(element, 2 * k), ir.VectorType(element, 4 * k)
+            count = width // context.get_abi_sizeof(element)
+            half, whole = ir.VectorType(element, count), ir.VectorType(element, 2 * count)
             s_ary = context.make_array(signature.args[0])(context, builder, args[0])
             value = builder.load(builder.bitcast(builder.gep(s_ary.data, [args[1]]),
                                                  whole.as_pointer()), align=1)
             for n, first in ((2, 0), (3, 1)):
-                mask = ir.Constant(ir.VectorType(ir.IntType(32), 2 * k),
-                                   [2 * m + first for m in range(2 * k)])
+                mask = ir.Constant(ir.VectorType(ir.IntType(32), count),
+                                   [2 * m + first for m in range(count)])
                 ary = context.make_array(signature.args[n])(context, builder, args[n])
                 store = builder.store(
                     builder.shuffle_vector(value, ir.Constant(whole, ir.Undefined), mask),
                     builder.bitcast(builder.gep(ary.data, [args[4]]), half.as_pointer()),
-                    align=16 if streaming else 1)
+                    align=width if streaming else 1)
                 if streaming:
                     _nontemporal(builder, store)
             return context.get_dummy_value()
@@ -466,7 +471,9 @@ def _splitting_store(streaming: bool):
 
 
 weave_store, weave_stream = _interleaving_store(False), _interleaving_store(True)
-split_store, split_stream = _splitting_store(False), _splitting_store(True)
+split_store = _splitting_store(False)
+split_line_store, split_line_stream = (_splitting_store(False, 64),
+                                       _splitting_store(True, 64))
 
 
 def _transposing_copy():
