@@ -1,8 +1,8 @@
-"""The Numba depth/space kernels' fast paths forced on small tensors: the NHWC transposing
-depth-to-space kernel (8x8 register tiles, scalar ragged edges, tiles narrower than the row,
-non-temporal stores) at awkward sizes, every element size, both orders, blocks 1-4, buffers at
-every element offset within 16 bytes: bit for bit the NumPy reference, and no byte outside the
-output's logical elements written."""
+"""The Numba depth/space kernels' fast paths forced on small tensors: space-to-depth's 64-byte
+splits at every offset within a line, and the NHWC transposing depth-to-space kernel (8x8
+register tiles, scalar ragged edges, tiles narrower than the row, non-temporal stores) at
+awkward sizes, every element size, both orders, blocks 1-4, every element offset: bit for bit
+the NumPy reference, and no byte outside the output's logical elements written."""
 
 from __future__ import annotations
 
@@ -25,18 +25,21 @@ def nhwc_strides(sizes: tuple[int, ...], pad: int = 0) -> tuple[int, ...]:
     return (pixel * w * h, 1, pixel * w, pixel)
 
 
-def run_d2s(call, rng: np.random.Generator, offset: int) -> tuple[bytes, bytes]:
+def run_d2s(call, rng: np.random.Generator, offset: int, line: bool = False
+            ) -> tuple[bytes, bytes]:
     """The call on random input bits, its output buffer starting `offset` bytes into a larger
-    one: (what numba wrote, what the reference expects), after checking no byte outside the
-    output's elements changed."""
+    one (a 64-byte aligned one when `line`): (what numba wrote, what the reference expects),
+    after checking no byte outside the output's elements changed."""
     spec = ops.get(call.operator)
     src, dst = call.tensors["InputTensor"], call.tensors["OutputTensor"]
     inp = rng.integers(0, 256, src.total_size).astype(np.uint8)
-    whole = np.full(dst.total_size + 16, 0xA5, np.uint8)
+    room = np.full(dst.total_size + 128, 0xA5, np.uint8)
+    whole = room[(-room.ctypes.data) % 64:] if line else room
     out = whole[offset:offset + dst.total_size]
     load_backend("numba").execute(call, {"InputTensor": inp, "OutputTensor": out})
-    assert (whole[:offset] == 0xA5).all() and (whole[offset + out.size:] == 0xA5).all(), \
-        "wrote before or after the output buffer"
+    assert (room[:out.ctypes.data - room.ctypes.data] == 0xA5).all(), "wrote before the output"
+    assert (room[out.ctypes.data - room.ctypes.data + out.size:] == 0xA5).all(), \
+        "wrote after the output buffer"
     assert (out[~footprint_mask(dst, out.size)] == 0xA5).all(), "wrote padding bytes"
     expected = spec.expected(call, {"InputTensor": read_tensor(src, inp)},
                              strict=True)["OutputTensor"]
@@ -125,3 +128,30 @@ def test_transpose8_moves_an_8x8_tile(itemsize: int) -> None:
         for r in range(8):
             expected[5 + q * 13 + r] = src[3 + r * 21 + q]
     assert np.array_equal(dst, expected)
+
+
+@pytest.mark.parametrize("itemsize", sorted(SIZES))
+@pytest.mark.parametrize("order", ["DEPTH_COLUMN_ROW", "COLUMN_ROW_DEPTH"])
+def test_space_to_depth_line_splits_are_bit_exact(itemsize: int, order: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPACE_TO_DEPTH1 block 2 on contiguous rows: output rows long enough for the 64-byte
+    splits (and their 16-byte and scalar remainders), the output buffer at every element
+    offset within a 64-byte line (both rows on a line: the non-temporal splits; elsewhere the
+    ordinary ones), streaming on and off, packed and padded output rows."""
+    import backends.numba_backend as nb
+
+    data_type = SIZES[itemsize]
+    spec = ops.get("SPACE_TO_DEPTH1")
+    rng = np.random.default_rng(40 + itemsize)
+    per_line = 64 // itemsize
+    for stream in (0, 1 << 62):
+        monkeypatch.setattr(nb, "STREAM_BYTES", stream)
+        for w_out, padded in ((per_line, False), (2 * per_line + 3, False), (per_line + 9, True)):
+            sizes_in, sizes_out = (1, 2, 4, 2 * w_out), (1, 8, 2, w_out)
+            strides = (8 * 2 * (w_out + 5), 2 * (w_out + 5), w_out + 5, 1) if padded else None
+            call = spec.make_call({"InputTensor": TensorDesc(data_type, sizes_in),
+                                   "OutputTensor": TensorDesc(data_type, sizes_out, strides)},
+                                  {"BlockSize": 2, "Order": order})
+            for offset in range(0, 64, itemsize):
+                got, expected = run_d2s(call, rng, offset, line=True)
+                assert got == expected, (w_out, padded, stream, offset)
