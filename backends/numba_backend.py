@@ -75,6 +75,18 @@ def twice_range(lo: np.ndarray, hi: np.ndarray | None = None, w: np.ndarray | No
 STREAM_BYTES = 32 << 20
 
 
+#: Input bytes per job of the NHWC depth-to-space kernel: a tile of a depth-form row (every
+#: channel of some columns), transposed into channel rows in a buffer that stays in cache while
+#: the output rows are written from it.
+NHWC_TILE_BYTES = 32 << 10
+
+
+def nhwc_tile(channels: int, itemsize: int, width: int) -> int:
+    """Columns per tile of the NHWC kernel: NHWC_TILE_BYTES of input, a multiple of 8 (the
+    transposed tile), at least 8, at most the row."""
+    return max(1, min(width, max(8, NHWC_TILE_BYTES // max(1, channels * itemsize) // 8 * 8)))
+
+
 #: The operators execute dispatches on, by exact name, and the kernels each runs: the backend
 #: claims these and no others (an operator the suite adds later is not one the kernels were
 #: written for). RESAMPLE2/3 take the resample kernels through the spec's rounding and
@@ -143,10 +155,16 @@ class NumbaBackend(Backend):
         crd = call.attributes.get("Order", "DEPTH_COLUMN_ROW") == "COLUMN_ROW_DEPTH"
         rows = s_in[3] == 1 and s_out[3] == 1  # contiguous rows: the vectorised kernels
         sizes = np.array((dst_desc if kernel == "depth_to_space" else src_desc).sizes, np.int64)
+        stream = dst.nbytes >= STREAM_BYTES
         if rows:
             run = k.depth_to_space_rows if kernel == "depth_to_space" else k.space_to_depth_rows
-            run(src, dst, sizes, s_in, s_out, block, crd, dst.ctypes.data % 16,
-                dst.nbytes >= STREAM_BYTES)
+            run(src, dst, sizes, s_in, s_out, block, crd, dst.ctypes.data % 64, stream)
+        elif kernel == "depth_to_space" and s_in[1] == 1 and s_out[3] == 1:
+            # channels innermost (NHWC): a transposing kernel reads each input row once
+            k.depth_to_space_nhwc(src, dst, sizes, s_in, s_out, block, crd,
+                                  nhwc_tile(sizes[1] * block * block, src.itemsize,
+                                            sizes[3] // block),
+                                  dst.ctypes.data % 16, stream)
         else:
             run = (k.depth_to_space_blocked if kernel == "depth_to_space"
                    else k.space_to_depth_blocked)
