@@ -300,10 +300,10 @@ def _duplicating_store(streaming: bool, in_bytes: int = 8):
     memory). The output goes out in 32-byte pieces (AVX2's widest store), lowest address first.
     streaming: non-temporal stores (dst[j] aligned to 2 * in_bytes), which write around the
     cache as np.copyto does for large copies: no read of the destination line before it is
-    written; with in_bytes 32 each store fills one whole 64-byte line (measured: a 2x upscale
-    written in whole aligned lines ran 1.2-1.4x the same written 16 bytes at a time, and whole
-    lines stored out of line order ran at a fifth). A caller that streams ends its job with
-    `store_fence()`."""
+    written; with in_bytes 32 each store fills one whole 64-byte line (measured side by side on
+    a 2x upscale of 128 MiB: whole aligned lines 1.2-2.0x the 16-byte stores when the memory
+    was contended, equal otherwise; 64-byte stores at 32-byte aligned addresses, each across
+    two lines, ran at a fifth). A caller that streams ends its job with `store_fence()`."""
 
     @intrinsic
     def dup(typingctx, src, i, dst, j):
