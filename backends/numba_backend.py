@@ -194,7 +194,7 @@ class NumbaBackend(Backend):
             src, dst = element_view(src_desc, src_buf, bits), element_view(dst_desc, dst_buf, bits)
             if rows:
                 k.nearest_planes(src, dst, sizes_out, w_in, s_in, s_out, *index, pair,
-                                 dst.ctypes.data % 16,
+                                 dst.ctypes.data % 64,
                                  dst.nbytes >= STREAM_BYTES)
             else:
                 k.nearest(src, dst, sizes_out, s_in, s_out, *index)

@@ -145,3 +145,75 @@ def test_tables_are_kept_per_call_object_and_never_reused_for_another() -> None:
         assert read_tensor(dst, out).tobytes() == expected.values.tobytes()
         outputs.add(read_tensor(dst, out)[0, 0, 5].tobytes())
     assert len(outputs) > 1
+
+
+@pytest.mark.parametrize("data_type", [DataType.UINT8, DataType.FLOAT16, DataType.FLOAT32])
+@pytest.mark.parametrize("stream", [False, True])
+def test_nearest_2x_rows_are_bit_exact_at_every_alignment(
+        data_type: DataType, stream: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The nearest 2x row kernel (scalar head to 16 bytes, 16-byte stores to a 64-byte line,
+    whole-line stores, 16-byte and scalar tails), streamed (non-temporal; forced here on small
+    outputs) or not, at 1-, 2-, 4- and 8-byte elements, row widths from 1 to past several whole
+    lines, packed and padded rows and every element offset of the output buffer within 64
+    bytes: the output is bit for bit the strict reference and no byte outside the output's
+    elements changes."""
+    from backends import numba_backend
+    from backends import numba_kernels as k
+
+    monkeypatch.setattr(numba_backend, "STREAM_BYTES", 0 if stream else 1 << 62)
+    flags: list[bool] = []
+    real = k.nearest_planes
+    monkeypatch.setattr(k, "nearest_planes", lambda *a: (flags.append(a[-1]), real(*a)))
+    backend, spec = load_backend("numba"), ops.get("RESAMPLE1")
+    size = np.dtype(data_type.bits_dtype).itemsize
+    rng = np.random.default_rng(size)
+    for width in (1, 5, 24, 70):
+        for padded in (False, True):
+            sizes_out = (1, 2, 6, 2 * width)
+            out_desc = TensorDesc(data_type, sizes_out, tuple(padded_strides(list(sizes_out)))
+                                  if padded else None)
+            call = spec.make_call(
+                {"InputTensor": TensorDesc(data_type, (1, 2, 3, width)), "OutputTensor": out_desc},
+                {"InterpolationMode": "NEAREST_NEIGHBOR", "Scales": [1, 1, 2, 2],
+                 "InputPixelOffsets": [0.5] * 4, "OutputPixelOffsets": [-0.5] * 4})
+            src, dst = call.tensors["InputTensor"], call.tensors["OutputTensor"]
+            inp = rng.integers(0, 256, src.total_size).astype(np.uint8)
+            expected = spec.expected(call, {"InputTensor": read_tensor(src, inp)},
+                                     strict=True)["OutputTensor"].values.tobytes()
+            for offset in range(0, 64, size):
+                whole = np.full(dst.total_size + 64, 0xA5, np.uint8)
+                out = whole[offset:offset + dst.total_size]
+                backend.execute(call, {"InputTensor": inp, "OutputTensor": out})
+                assert read_tensor(dst, out).tobytes() == expected, (width, padded, offset)
+                assert (whole[:offset] == 0xA5).all() and (whole[offset + out.size:] == 0xA5).all()
+                assert (out[~footprint_mask(dst, out.size)] == 0xA5).all()
+    assert flags and set(flags) == {stream}, "the row kernel was not taken as intended"
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64])
+def test_nearest_2x_row_kernel_at_every_element_size(dtype: type) -> None:
+    """nearest_planes itself, streamed and not, on every element width its stores are built for
+    (8-byte elements included, which no RESAMPLE type reaches today) at every element offset
+    within 64 bytes: each output row is its input row with every element twice, each input row
+    twice, and nothing past the output is written."""
+    from backends import numba_kernels as k
+
+    size = np.dtype(dtype).itemsize
+    rng = np.random.default_rng(size)
+    for width in (1, 3, 9, 40, 77):
+        x = rng.integers(0, 1 << 8 * min(size, 4), (2, 3, width)).astype(dtype)
+        expected = np.repeat(np.repeat(x, 2, 1), 2, 2).reshape(-1)
+        none = np.zeros(1, np.int64)
+        index = [none, np.arange(2, dtype=np.int64), np.arange(6, dtype=np.int64) // 2,
+                 np.arange(2 * width, dtype=np.int64) // 2]
+        pair = np.array([0, 2 * width] if width >= 2 else [0, 0], np.int64)
+        for stream in (False, True):
+            for offset in range(0, 64 // size):
+                whole = np.full(expected.size + 64 // size, 7, dtype)
+                out = whole[offset:offset + expected.size]
+                k.nearest_planes(x.reshape(-1), out, np.array([1, 2, 6, 2 * width], np.int64),
+                                 width, np.array([0, 3 * width, width, 1], np.int64),
+                                 np.array([0, 12 * width, 2 * width, 1], np.int64), *index,
+                                 pair, out.ctypes.data % 64, stream)
+                assert np.array_equal(out, expected), (width, stream, offset)
+                assert (whole[:offset] == 7).all() and (whole[offset + out.size:] == 7).all()
