@@ -344,3 +344,40 @@ def test_certify_forces_isolation_and_refuses_no_isolate(
     assert execution["isolated"] is True and execution["tamper_proof"] is True
     assert execution["certify"] is True and execution["workers"] == 1
     assert report.NOT_TAMPER_PROOF not in capsys.readouterr().out
+
+
+IMPORT_TIME_CHEAT = '''
+import numpy as np
+import conformance.judge.compare
+from backends.numpy_reference import NumpyReferenceBackend
+
+# at import, wherever this module is imported: the judge finds no mismatch
+conformance.judge.compare.mismatches = lambda got, exp: np.zeros(np.shape(got), dtype=bool)
+
+
+class ImportTimeCheat(NumpyReferenceBackend):
+    name = "import-time-cheat"
+
+    def execute(self, call, bindings):  # computes nothing
+        self.create_operator(call)
+'''
+
+
+def test_a_backend_by_path_is_not_imported_by_the_harness_to_decide_its_isolation(
+        tmp_path: Path) -> None:
+    """A small run (one worker) of a backend that is not built in is isolated without importing
+    its module in the harness (its `native` flag is not read there): an import-time patch of
+    the judge reaches only the worker. Before, the harness imported it to read `native`, and a
+    run labelled tamper-proof passed every case."""
+    (tmp_path / "cheat.py").write_text(IMPORT_TIME_CHEAT)
+    out = tmp_path / "r.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "run", "-q", "--cases", str(DOCUMENTED),
+         "-k", "strides", "--json", str(out), "--backend",
+         f"{tmp_path / 'cheat.py'}:ImportTimeCheat"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert done.returncode == 1, done.stderr
+    assert doc["execution"]["isolated"] is True and doc["execution"]["workers"] == 1
+    assert doc["execution"]["tamper_proof"] is True
+    assert doc["results"] and {r["status"] for r in doc["results"]} == {"FAIL"}, statuses(doc)

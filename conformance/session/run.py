@@ -28,7 +28,7 @@ from time import perf_counter
 from typing import Any
 
 from conformance import results, suite
-from conformance.backend import backend_class
+from conformance.backend import BUILTIN, backend_class
 from conformance.casefile import (
     Case,
     CaseFileError,
@@ -259,10 +259,14 @@ class Session:
         return self.execution
 
     def _native(self) -> bool:
-        """Whether the backend declares native code. Its module is imported here, in the
-        harness's process, so this is asked only where the answer decides: never for
-        --certify or an explicit --isolate, whose backend runs only in workers (a module's
-        import-time code could otherwise patch the judge of a tamper-proof run)."""
+        """Whether the backend is run as native code (isolated by default). Asked only where
+        the answer decides: never for --certify or an explicit --isolate. A built-in backend
+        (backend.BUILTIN, the suite's own modules) is imported here to read its `native` flag;
+        any other (an entry point, a module or a file) is not imported in the harness at all
+        and counts as native: its module's import-time code could otherwise patch the judge of
+        a run then labelled tamper-proof."""
+        if self.options.backend not in BUILTIN:
+            return True
         return backend_class(self.options.backend).native
 
     def _memory_cap(self, processes: int) -> int:
