@@ -539,6 +539,169 @@ def _transposing_copy():
 transpose8 = _transposing_copy()
 
 
+def _weaving_transpose(block: int, streaming: bool):
+    """An intrinsic woven(src, i, ld, ld2, dst, j, ldd): dst[j + q * ldd + r] = src[i +
+    (r // block) * ld + (r % block) * ld2 + q] for q < 8 and r < L, L = max(8, 64 // element
+    size) (block dividing 8): L // 8 transposes of 8x8 tiles (as transpose8) whose rows are
+    pixels' `block` channel runs, so each stored row is L consecutive elements, 64 bytes or
+    more, of a depth-to-space output row (DCR: the bx runs of a pixel are C' apart) and no
+    second pass weaves them. Each output row's elements are stored together (a whole cache line
+    when dst[j + q * ldd] is 64-byte aligned). streaming: 16-byte non-temporal stores
+    (dst[j + q * ldd] then 16-byte aligned)."""
+
+    @intrinsic
+    def woven(typingctx, src, i, ld, ld2, dst, j, ldd):
+        def codegen(context, builder, signature, args):
+            element = context.get_data_type(signature.args[0].dtype)
+            size = context.get_abi_sizeof(element)
+            tiles = max(1, 64 // (8 * size))
+            row = ir.VectorType(element, 8)
+            s_ary = context.make_array(signature.args[0])(context, builder, args[0])
+            d_ary = context.make_array(signature.args[4])(context, builder, args[4])
+            i64 = args[1].type
+
+            def at(ary, index, kind):
+                return builder.bitcast(builder.gep(ary.data, [index]), kind.as_pointer())
+
+            def shuffle(a, b, mask):
+                return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(ir.IntType(32),
+                                                                              len(mask)), mask))
+
+            def transposed(first):  # the 8 columns of rows first..first + 7
+                r = []
+                for k in range(first, first + 8):
+                    index = builder.add(args[1], builder.add(
+                        builder.mul(args[2], ir.Constant(i64, k // block)),
+                        builder.mul(args[3], ir.Constant(i64, k % block))))
+                    r.append(builder.load(at(s_ary, index, row), align=1))
+                lo, hi = [0, 8, 1, 9, 4, 12, 5, 13], [2, 10, 3, 11, 6, 14, 7, 15]
+                t = [shuffle(r[k - k % 2], r[k - k % 2 + 1], hi if k % 2 else lo)
+                     for k in range(8)]
+                even, odd = [0, 1, 8, 9, 4, 5, 12, 13], [2, 3, 10, 11, 6, 7, 14, 15]
+                u = []
+                for h in (0, 4):
+                    for q in range(4):
+                        u.append(shuffle(t[h + q // 2], t[h + q // 2 + 2],
+                                         odd if q % 2 else even))
+                return [shuffle(u[q % 4], u[4 + q % 4], [0, 1, 2, 3, 8, 9, 10, 11] if q < 4
+                                else [4, 5, 6, 7, 12, 13, 14, 15]) for q in range(8)]
+
+            columns = [transposed(8 * n) for n in range(tiles)]
+            per = min(8, 16 // size) if streaming else 8  # elements per store
+            part = ir.VectorType(element, per)
+            for q in range(8):
+                first = builder.add(args[5], builder.mul(args[6], ir.Constant(i64, q)))
+                for n in range(tiles):
+                    out = columns[n][q]
+                    for p in range(0, 8, per):
+                        value = out if per == 8 else shuffle(out, out, list(range(p, p + per)))
+                        store = builder.store(value, at(d_ary, builder.add(
+                            first, ir.Constant(i64, 8 * n + p)), part),
+                            align=16 if streaming else 1)
+                        if streaming:
+                            _nontemporal(builder, store)
+            return context.get_dummy_value()
+
+        return types.void(src, i, ld, ld2, dst, j, ldd), codegen
+
+    return woven
+
+
+woven1, woven2, woven4 = (_weaving_transpose(b, False) for b in (1, 2, 4))
+woven1_stream, woven2_stream, woven4_stream = (_weaving_transpose(b, True) for b in (1, 2, 4))
+
+
+@intrinsic
+def line_stream(typingctx, src, i, dst, j):
+    """dst[j:j + L] = src[i:i + L], L elements being 64 bytes: four 16-byte non-temporal stores
+    (dst[j] 16-byte aligned)."""
+    def codegen(context, builder, signature, args):
+        element = context.get_data_type(signature.args[0].dtype)
+        per = 16 // context.get_abi_sizeof(element)
+        part = ir.VectorType(element, per)
+        s_ary = context.make_array(signature.args[0])(context, builder, args[0])
+        d_ary = context.make_array(signature.args[2])(context, builder, args[2])
+        for p in range(0, 4 * per, per):
+            value = builder.load(builder.bitcast(builder.gep(s_ary.data, [builder.add(
+                args[1], ir.Constant(args[1].type, p))]), part.as_pointer()), align=1)
+            store = builder.store(value, builder.bitcast(builder.gep(d_ary.data, [builder.add(
+                args[3], ir.Constant(args[3].type, p))]), part.as_pointer()), align=16)
+            _nontemporal(builder, store)
+        return context.get_dummy_value()
+
+    return types.void(src, i, dst, j), codegen
+
+
+@njit(inline="always", **JIT)
+def _woven_tile(src: np.ndarray, i: int, ld: int, ld2: int, dst: np.ndarray, j: int, ldd: int,
+                block: int, stream: bool) -> None:
+    """The woven transpose of `block` (1, 2 or 4), streaming or not."""
+    if stream:
+        if block == 2:
+            woven2_stream(src, i, ld, ld2, dst, j, ldd)
+        elif block == 4:
+            woven4_stream(src, i, ld, ld2, dst, j, ldd)
+        else:
+            woven1_stream(src, i, ld, ld2, dst, j, ldd)
+    elif block == 2:
+        woven2(src, i, ld, ld2, dst, j, ldd)
+    elif block == 4:
+        woven4(src, i, ld, ld2, dst, j, ldd)
+    else:
+        woven1(src, i, ld, ld2, dst, j, ldd)
+
+
+@njit(parallel=True, **JIT)
+def depth_to_space_nhwc_bands(src: np.ndarray, dst: np.ndarray, sizes_out: np.ndarray,
+                              s_in: np.ndarray, s_out: np.ndarray, block: int, band: int,
+                              align: int, stream: bool) -> None:
+    """depth_to_space DCR for channel-innermost input (s_in[1] == 1, NHWC) and packed output
+    rows (s_out[2] == W, s_out[3] == 1), block 1, 2 or 4, C' a multiple of 8 and W / block a
+    multiple of the woven call's pixels. One job per `band` depth-form rows; for each 8 output
+    channels the band's rows are woven (woven*: the transpose and the block interleave in one)
+    into a buffer of 8 channel runs, padded so its rows do not share cache sets (the output's
+    channel planes do: woven straight into them ran 2-3x slower per call), then each channel's
+    run, band * block output rows contiguous in the output, is written in one piece
+    (non-temporal 64-byte pieces when streaming; align: the byte address of dst modulo 16)."""
+    n_, c_, h_, w_ = sizes_out[0], sizes_out[1], sizes_out[2], sizes_out[3]
+    h_in, w_in = h_ // block, w_ // block
+    size = dst.itemsize
+    si3, so1 = s_in[3], s_out[1]
+    per = max(8, 64 // size) // block  # pixels per woven call
+    line = 64 // size
+    ld = band * block * w_ + line
+    bands = (h_in + band - 1) // band
+    for job in prange(n_ * bands):
+        n = job // bands
+        y0 = (job % bands) * band
+        rows = min(band, h_in - y0)
+        run = rows * block * w_
+        buf = np.empty(8 * ld, dst.dtype)
+        for c0 in range(0, c_, 8):
+            for iy in range(y0, y0 + rows):
+                for by in range(block):
+                    base = n * s_in[0] + iy * s_in[2] + by * block * c_
+                    r = ((iy - y0) * block + by) * w_
+                    for x in range(0, w_in, per):
+                        _woven_tile(src, base + x * si3 + c0, si3, c_, buf, r + x * block, ld,
+                                    block, False)
+            for c in range(8):
+                o = n * s_out[0] + (c0 + c) * so1 + y0 * block * w_
+                if stream:
+                    e = (16 - (align + o * size) % 16) % 16 // size
+                    for h in range(e):
+                        dst[o + h] = buf[c * ld + h]
+                    while e + line <= run:
+                        line_stream(buf, c * ld + e, dst, o + e)
+                        e += line
+                    for t in range(e, run):
+                        dst[o + t] = buf[c * ld + t]
+                else:
+                    dst[o:o + run] = buf[c * ld:c * ld + run]
+        if stream:
+            store_fence()
+
+
 @intrinsic
 def store_fence(typingctx):
     """sfence: the non-temporal stores before it are visible before any store after it."""

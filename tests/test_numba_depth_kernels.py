@@ -155,3 +155,38 @@ def test_space_to_depth_line_splits_are_bit_exact(itemsize: int, order: str,
             for offset in range(0, 64, itemsize):
                 got, expected = run_d2s(call, rng, offset, line=True)
                 assert got == expected, (w_out, padded, stream, offset)
+
+
+@pytest.mark.parametrize("itemsize", sorted(SIZES))
+def test_nhwc_banded_depth_to_space_is_bit_exact(itemsize: int,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The banded woven kernel (DCR, blocks 1, 2 and 4, C' a multiple of 8, packed output
+    rows): taken where it applies, bands that divide the rows and a ragged last band, padded
+    pixels, streaming on and off, every element offset within 16 bytes: bit for bit the
+    reference, nothing outside the output written."""
+    import backends.numba_backend as nb
+    from backends import numba_kernels as k
+
+    called = []
+    real = k.depth_to_space_nhwc_bands
+    monkeypatch.setattr(k, "depth_to_space_nhwc_bands", lambda *a: called.append(a) or real(*a))
+    data_type = SIZES[itemsize]
+    spec = ops.get("DEPTH_TO_SPACE1")
+    rng = np.random.default_rng(70 + itemsize)
+    per = max(8, 64 // itemsize)  # output columns per woven call
+    for stream, band in ((0, 4), (1 << 62, 2), (0, 1), (0, 3)):
+        monkeypatch.setattr(nb, "STREAM_BYTES", stream)
+        monkeypatch.setattr(nb, "NHWC_BAND", band)
+        for block, c_out, h, pad in ((2, 8, 3, 0), (1, 16, 2, 1), (4, 8, 2, 3), (2, 16, 5, 2)):
+            w = 2 * per // block
+            sizes_in = (2, c_out * block * block, h, w)
+            sizes_out = (2, c_out, h * block, w * block)
+            call = spec.make_call(
+                {"InputTensor": TensorDesc(data_type, sizes_in, nhwc_strides(sizes_in, pad)),
+                 "OutputTensor": TensorDesc(data_type, sizes_out)},
+                {"BlockSize": block, "Order": "DEPTH_COLUMN_ROW"})
+            for offset in range(0, 16, itemsize):
+                before = len(called)
+                got, expected = run_d2s(call, rng, offset)
+                assert len(called) == before + 1, "the banded kernel was not taken"
+                assert got == expected, (block, c_out, h, pad, stream, band, offset)
