@@ -147,7 +147,9 @@ def test_tables_are_kept_per_call_object_and_never_reused_for_another() -> None:
     assert len(outputs) > 1
 
 
-@pytest.mark.parametrize("data_type", [DataType.UINT8, DataType.FLOAT16, DataType.FLOAT32])
+@pytest.mark.parametrize("data_type", [  # other types: other JIT compiles (CI's second step)
+    pytest.param(DataType.UINT8, marks=pytest.mark.certification),
+    pytest.param(DataType.FLOAT16, marks=pytest.mark.certification), DataType.FLOAT32])
 @pytest.mark.parametrize("stream", [False, True])
 def test_nearest_2x_rows_are_bit_exact_at_every_alignment(
         data_type: DataType, stream: bool, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,7 +192,10 @@ def test_nearest_2x_rows_are_bit_exact_at_every_alignment(
     assert flags and set(flags) == {stream}, "the row kernel was not taken as intended"
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64])
+@pytest.mark.parametrize("dtype", [  # other sizes: other JIT compiles (CI's second step)
+    pytest.param(np.uint8, marks=pytest.mark.certification),
+    pytest.param(np.uint16, marks=pytest.mark.certification), np.uint32,
+    pytest.param(np.uint64, marks=pytest.mark.certification)])
 def test_nearest_2x_row_kernel_at_every_element_size(dtype: type) -> None:
     """nearest_planes itself, streamed and not, on every element width its stores are built for
     (8-byte elements included, which no RESAMPLE type reaches today) at every element offset
