@@ -13,7 +13,8 @@ pytest.importorskip("numba")
 
 from conformance import ops
 from conformance.backend import load_backend
-from conformance.tensors import DataType, TensorDesc, footprint_mask, read_tensor
+from conformance.tensors import DataType, TensorDesc, read_tensor
+from tests.support import execute_at
 
 SIZES = {1: DataType.UINT8, 2: DataType.FLOAT16, 4: DataType.FLOAT32, 8: DataType.UINT64}
 #: Each element size is a JIT compile of every kernel a test takes (several seconds each with an
@@ -38,14 +39,7 @@ def run_d2s(call, rng: np.random.Generator, offset: int, line: bool = False
     spec = ops.get(call.operator)
     src, dst = call.tensors["InputTensor"], call.tensors["OutputTensor"]
     inp = rng.integers(0, 256, src.total_size).astype(np.uint8)
-    room = np.full(dst.total_size + 128, 0xA5, np.uint8)
-    whole = room[(-room.ctypes.data) % 64:] if line else room
-    out = whole[offset:offset + dst.total_size]
-    load_backend("numba").execute(call, {"InputTensor": inp, "OutputTensor": out})
-    assert (room[:out.ctypes.data - room.ctypes.data] == 0xA5).all(), "wrote before the output"
-    assert (room[out.ctypes.data - room.ctypes.data + out.size:] == 0xA5).all(), \
-        "wrote after the output buffer"
-    assert (out[~footprint_mask(dst, out.size)] == 0xA5).all(), "wrote padding bytes"
+    out = execute_at(load_backend("numba"), call, inp, offset, line)
     expected = spec.expected(call, {"InputTensor": read_tensor(src, inp)},
                              strict=True)["OutputTensor"]
     return read_tensor(dst, out).tobytes(), expected.values.tobytes()

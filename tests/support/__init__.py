@@ -98,3 +98,23 @@ def run_misreading(entry: object, call: object, x: np.ndarray) -> np.ndarray:
     write_tensor(tensors["InputTensor"], bindings["InputTensor"], x)
     entry.run(call, bindings)  # type: ignore[attr-defined]
     return read_tensor(tensors["OutputTensor"], bindings["OutputTensor"])
+
+
+def execute_at(backend: object, call: object, inp: np.ndarray, offset: int,
+               line: bool = False) -> np.ndarray:
+    """backend.execute(call) on the input bytes inp, its output buffer starting `offset` bytes
+    into a larger one filled with 0xA5 (that one first aligned to 64 bytes when `line`), after
+    which no byte outside the output's elements may have changed (before it, after it, its
+    padding): the output buffer. The kernel tests' harness for odd alignments."""
+    from conformance.tensors import footprint_mask
+
+    dst = call.tensors["OutputTensor"]  # type: ignore[attr-defined]
+    room = np.full(dst.total_size + 128, 0xA5, np.uint8)
+    whole = room[(-room.ctypes.data) % 64:] if line else room
+    out = whole[offset:offset + dst.total_size]
+    backend.execute(call, {"InputTensor": inp, "OutputTensor": out})  # type: ignore[attr-defined]
+    start = out.ctypes.data - room.ctypes.data
+    assert (room[:start] == 0xA5).all(), "wrote before the output"
+    assert (room[start + out.size:] == 0xA5).all(), "wrote after the output buffer"
+    assert (out[~footprint_mask(dst, out.size)] == 0xA5).all(), "wrote padding bytes"
+    return out
