@@ -250,6 +250,30 @@ def test_deep_nesting(text: str) -> None:
     assert err.line is not None
 
 
+def test_the_parsers_own_nesting_limit_reads_as_the_case_file_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """libyaml 0.2.5 (PyYAML 6.0.4's wheels) refuses past 1,000 levels, and may do so before the
+    composer has seen MAX_DEPTH of them: whichever parser is installed, the same message."""
+    from conformance.casefile import safe_yaml
+
+    class Refusing:
+        def __init__(self, text: str) -> None:
+            pass
+
+        def get_event(self) -> Any:
+            mark = yaml.Mark("<unicode string>", 1200, 2, 7, None, None)
+            raise yaml.scanner.ScannerError("while increasing flow level", mark,
+                                            "exceeded maximum nesting depth", mark)
+
+        def dispose(self) -> None:
+            pass
+
+    monkeypatch.setattr(safe_yaml, "_Parser", Refusing)
+    err = error_of("[" * 2_000)
+    assert err.message == f"mappings and lists are nested more than {MAX_DEPTH} deep, the " \
+                          "limit for a case file" and err.line == 3, str(err)
+
+
 def test_deep_nesting_within_the_limit_is_checked_normally() -> None:
     deep = "[" * (MAX_DEPTH - 8) + "1" + "]" * (MAX_DEPTH - 8)
     err = error_of(VALID.replace("values: [1, 2, 3, 4, 5, 6]", f"values: {deep}"))

@@ -30,6 +30,15 @@ _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when
 _SCALARS = yaml.constructor.SafeConstructor()
 
 
+#: What libyaml (0.2.5 and later, PyYAML 6.0.4's wheels) says when a file passes its own nesting
+#: limit (1,000 levels), which it may check before the composer sees MAX_DEPTH levels.
+_PARSER_DEPTH_LIMIT = "exceeded maximum nesting depth"
+
+
+def _too_deep() -> str:
+    return f"mappings and lists are nested more than {MAX_DEPTH} deep, the limit for a case file"
+
+
 class LineDict(dict):
     line: int = 0
     size: int = 1  # values inside, aliases expanded, itself included
@@ -135,8 +144,7 @@ def _compose(get_event: Any) -> Any:
             if event.tag is not None and event.tag != "!" and event.tag not in _ALLOWED_TAGS:
                 raise _tag_refused(event, event.tag)
             if len(stack) >= MAX_DEPTH:
-                raise _refused(event, f"mappings and lists are nested more than {MAX_DEPTH} "
-                               "deep, the limit for a case file")
+                raise _refused(event, _too_deep())
             if kind is mapping_start:
                 container: Any = LineDict()
                 container.key_lines = {}
@@ -264,6 +272,11 @@ def parse(text: str, path: str | Path) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
+        if _PARSER_DEPTH_LIMIT in (exc.problem or ""):
+            # libyaml 0.2.5 as PyYAML 6.0.4 builds it stops at 1,000 levels, and its scanner
+            # reads a simple key's whole flow ahead, so it can refuse before the composer has
+            # seen MAX_DEPTH levels: the file is nested past the case-file limit either way.
+            raise CaseFileError(path, line, _too_deep()) from None
         raise CaseFileError(path, line, f"not valid YAML: {exc.problem or exc}") from None
     except yaml.reader.ReaderError as exc:
         character = exc.character
