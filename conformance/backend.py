@@ -232,9 +232,12 @@ BUILTIN: dict[str, str] = {
     "torch": "backends.torch_backend:TorchBackend",  # the 'torch' extra
     "torch-cuda": "backends.torch_backend:TorchCudaBackend",  # a CUDA build of torch
     "dxdispatch": "backends.dxdispatch:DxDispatchBackend",  # DirectML via DxDispatch
-    # real DirectML on Linux through vkd3d-proton on lavapipe (`dmlconf directml setup` first)
+    # real DirectML on Linux through vkd3d-proton on lavapipe (`dmlconf directml setup` first):
+    # DirectML.dll 1.15.4 under Wine, and torch-directml 0.2.5's libdirectml.so
     "directml": "backends.directml:DirectMLBackend",
     "directml-graph": "backends.directml:DirectMLGraphBackend",  # the same through CompileGraph
+    "directml-linux": "backends.directml:DirectMLLinuxBackend",
+    "directml-linux-graph": "backends.directml:DirectMLLinuxGraphBackend",
 }
 
 

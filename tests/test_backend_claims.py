@@ -35,6 +35,8 @@ DISPATCH = {
     "dxdispatch": dxd.OPERATORS,
     "directml": shim.OPERATORS,
     "directml-graph": shim.OPERATORS,
+    "directml-linux": shim.OPERATORS,
+    "directml-linux-graph": shim.OPERATORS,
 }
 
 

@@ -1,20 +1,29 @@
-"""The directml backend: real DirectML on vkd3d-proton on lavapipe (backends/directml).
+"""The directml backends: real DirectML on vkd3d-proton on lavapipe (backends/directml), both
+builds: DirectML.dll 1.15.4 under Wine (`directml`) and torch-directml's libdirectml.so
+(`directml-linux`).
 
-The pure-Python parts (the desc flattening, the mapping of the shim's answers, the layer manifest)
-are tested everywhere; the rest runs real DirectML and is skipped, with the reason, where the layer
-is not built (`dmlconf directml setup`, docs/directml-linux.md)."""
+The pure-Python parts (the desc flattening, the helper's protocol, the mapping of the shim's
+answers, the runtime manifests) are tested everywhere; the rest runs real DirectML and is skipped,
+with the reason, where that runtime is not set up (`dmlconf directml setup`,
+docs/directml-linux.md)."""
 
 from __future__ import annotations
 
 import ctypes
 import json
+import struct
 
 import numpy as np
 import pytest
 
 from backends.directml import layer as layers
 from backends.directml import shim
-from backends.directml.backend import DirectMLBackend, DirectMLGraphBackend
+from backends.directml.backend import (
+    DirectMLBackend,
+    DirectMLGraphBackend,
+    DirectMLLinuxBackend,
+    DirectMLLinuxGraphBackend,
+)
 from backends.directml.probe import documented_depth_to_space1
 from conformance import ops
 from conformance.backend import DescRejected
@@ -25,8 +34,25 @@ from conformance.session.runner import run_case
 from conformance.tensors import DataType, TensorDesc, footprint_mask, read_tensor, write_tensor
 from tests.support import DOCUMENTED, GENERATED, ROOT
 
-LAYER, MISSING = layers.load_layer()
+LAYERS = {runtime: layers.load_layer(runtime) for runtime in layers.RUNTIMES}
+LAYER, MISSING = LAYERS[layers.LINUX]
 needs_layer = pytest.mark.skipif(LAYER is None, reason=f"real DirectML not run: {MISSING}")
+
+
+def needs(runtime: str) -> pytest.MarkDecorator:
+    layer, why = LAYERS[runtime]
+    return pytest.mark.skipif(layer is None, reason=f"real DirectML not run: {why}")
+
+
+def each(*classes: type) -> list:
+    """The backend classes as parameters, each skipped where its runtime is not set up."""
+    return [pytest.param(c, marks=needs(c.runtime), id=c.name) for c in classes]
+
+
+#: The operator path of both builds; with the graph path of both
+BUILDS = each(DirectMLBackend, DirectMLLinuxBackend)
+PATHS = each(DirectMLBackend, DirectMLGraphBackend, DirectMLLinuxBackend,
+             DirectMLLinuxGraphBackend)
 
 
 def resample1(mode: str, scales=(1, 1, 2, 2), in_offsets=(0.5,) * 4, out_offsets=(-0.5,) * 4,
@@ -156,14 +182,177 @@ def test_status_layout_matches_dmlshim_h():
     assert ctypes.sizeof(shim.Call) == 48 + 2 * 40 + 4 * 4
 
 
+# -- the Wine helper's protocol (everywhere: a stand-in speaks it) --------------------------------
+def test_a_run_request_is_laid_out_as_helper_c_reads_it():
+    from backends.directml.helper import encode_call
+
+    call = resample23("RESAMPLE3", "LINEAR", "INCREASING", scales=(0.25,), in_offsets=(-3.5,),
+                      out_offsets=(0.5,), sizes_in=(12,), sizes_out=(3,), Antialiased=True)
+    body = encode_call(shim.flatten(call, execution_flags=1), shim.MODE_COMPILE)
+    head = struct.unpack_from("<13I", body)
+    assert head == (0, 175, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 1)  # mode .. antialiased, 3 present
+    at = 13 * 4
+    for sizes in ((12,), (3,)):  # FLOAT32 1-D, packed: no strides
+        data_type, _, count, _, has_strides, total = struct.unpack_from("<5IQ", body, at)
+        at += 28
+        assert (data_type, count, has_strides, total) == (1, 1, 0, 4 * sizes[0])
+        assert struct.unpack_from("<I", body, at) == sizes
+        at += 4
+    assert struct.unpack_from("<3f", body, at) == (0.25, -3.5, 0.5) and at + 12 == len(body)
+
+
+def test_arrays_shorter_than_their_count_are_sent_zero_filled():
+    """The helper gets exactly DimensionCount floats per array, never bytes from beyond an
+    array: one shorter than its count (no operator call makes one; a flattened call could) is
+    sent zero-filled, one the call does not keep is refused."""
+    from backends.directml.helper import encode_call
+
+    flat = shim.flatten(resample1("LINEAR"))
+    short = (ctypes.c_float * 2)(0.5, 0.25)
+    flat.keep.append(short)
+    flat.call.input_pixel_offsets = ctypes.cast(short, ctypes.POINTER(ctypes.c_float))
+    body = encode_call(flat, shim.MODE_COMPILE)
+    assert struct.unpack_from("<4f", body, len(body) - 32) == (0.5, 0.25, 0.0, 0.0)
+    flat.keep.remove(short)
+    with pytest.raises(shim.DirectMLError, match="does not keep"):
+        encode_call(flat, shim.MODE_COMPILE)
+
+
+STAND_IN = r"""
+import struct, sys
+R, A = 0x51484D44, 0x41484D44
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+def answer(rc, body=b""):
+    out.write(struct.pack("<IiQ", A, rc, len(body)) + body); out.flush()
+status = bytes(2088)
+while True:
+    head = inp.read(16)
+    if len(head) < 16:
+        sys.exit(0)
+    magic, command, size = struct.unpack("<IIQ", head)
+    body = inp.read(size)
+    if command == 1: answer(%(abi)d)
+    elif command == 2: answer(0, status)
+    elif command == 3: answer(0, struct.pack("<I", 0x6400))
+    elif command == 4: answer(0, struct.pack("<i", struct.unpack("<I", body)[0] != 7))
+    elif command == 5:
+        mode, op = struct.unpack_from("<2I", body)
+        if op == 116:  # RESAMPLE1: die mid-call, as a crashing runtime does
+            sys.stderr.write("stand-in: crashed on purpose\n"); sys.stderr.flush(); sys.exit(3)
+        n = struct.unpack_from("<I", body, 52 + 8)[0]  # the input's dimension count
+        if mode == 0:
+            answer(0, status)
+        else:  # the output comes back as the input's bytes (a copy, for this test)
+            data = body[-2 * 96:]
+            answer(0, status + data[:96] + data[:96])
+    elif command == 6: answer(0)
+"""
+
+
+@pytest.fixture
+def stand_in(tmp_path, monkeypatch):
+    """A Helper whose 'helper.exe' is a Python stand-in speaking the protocol, with no Wine, no
+    X server and no prefix."""
+    import sys
+
+    from backends.directml import helper
+
+    def make(abi: int = shim.ABI_VERSION):
+        script = tmp_path / "stand_in.py"
+        script.write_text(STAND_IN % {"abi": abi})
+        monkeypatch.setattr(helper, "WINE", sys.executable)
+        monkeypatch.setattr(helper, "start_xvfb", lambda: (None, ":0"))
+        monkeypatch.setattr(helper, "private_prefix", lambda prefix: None)
+        layer = layers.Layer(tmp_path, tmp_path / "icd.json", 0x6400, ("FLOAT32",), "",
+                             {"prefix": str(tmp_path / "prefix")}, layers.WINE)
+        monkeypatch.setattr(layers.Layer, "shim", property(lambda self: script))
+        return helper.Helper(layer)
+
+    return make
+
+
+def test_the_helper_protocol_round_trips_with_a_stand_in(stand_in):
+    h = stand_in()
+    try:
+        assert h.max_feature_level([0x6200, 0x6400]) == 0x6400
+        assert h.data_type_supported(1) and not h.data_type_supported(7)
+        call = ops.get("DEPTH_TO_SPACE1").make_call(
+            {"InputTensor": TensorDesc(DataType.FLOAT32, (1, 4, 2, 3)),
+             "OutputTensor": TensorDesc(DataType.FLOAT32, (1, 1, 4, 6))},
+            {"BlockSize": 2, "Order": "DEPTH_COLUMN_ROW"})
+        buffers = {"InputTensor": np.arange(96, dtype=np.uint8),
+                   "OutputTensor": np.zeros(96, np.uint8)}
+        h.run(call, None)
+        h.run(call, buffers)  # the buffers come back in place
+        assert buffers["OutputTensor"].tolist() == list(range(96))
+    finally:
+        h.stop()
+
+
+def test_a_helper_that_dies_mid_call_is_an_error_with_its_log_and_is_restarted(stand_in):
+    h = stand_in()
+    try:
+        with pytest.raises(shim.DirectMLError, match=r"ended while command 5 \(exit status 3\)"
+                                                     r".*crashed on purpose"):
+            h.run(resample1("LINEAR"), None)
+        assert h.proc is None and not h.opened
+        assert h.max_feature_level([0x6400]) == 0x6400  # a new helper answers
+    finally:
+        h.stop()
+
+
+def test_a_helper_of_another_abi_is_refused(stand_in):
+    with pytest.raises(shim.DirectMLError, match="speaks shim ABI 1, this code needs"):
+        stand_in(abi=1)
+
+
+def test_the_dll_version_is_read_from_its_version_resource(tmp_path):
+    from backends.directml.helper import version_of
+
+    value = layers.DLL_VERSION
+    blob = (b"MZ" + bytes(60) + "FileVersion\0".encode("utf-16-le") + bytes(2)
+            + f"{value}\0".encode("utf-16-le") + b"more")
+    (tmp_path / "a.dll").write_bytes(blob)
+    assert version_of(tmp_path / "a.dll") == value
+    (tmp_path / "b.dll").write_bytes(b"MZ" + bytes(100))
+    assert version_of(tmp_path / "b.dll") == ""
+
+
+def test_the_debian_mirror_comes_from_the_machines_apt_sources(tmp_path):
+    from backends.directml.setup import debian_mirror
+
+    deb822 = tmp_path / "debian.sources"
+    deb822.write_text("Types: deb\nURIs: http://mirror.example/debian-security\nSuites: x\n\n"
+                      "Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm\n")
+    one_line = tmp_path / "sources.list"
+    one_line.write_text("# comment\ndeb http://other.example/debian bookworm main\n")
+    assert debian_mirror([deb822]) == "http://mirror.example/debian"
+    assert debian_mirror([tmp_path / "missing", one_line]) == "http://other.example/debian"
+    assert debian_mirror([]) is None
+
+
+def test_the_vulkan_driver_and_its_vendor_come_from_the_icd_file(tmp_path):
+    from backends.directml.backend import _icd_driver
+
+    nvidia = tmp_path / "nvidia_icd.json"
+    nvidia.write_text(json.dumps({"ICD": {"library_path": "libGLX_nvidia.so.0",
+                                          "api_version": "1.4.312"}}))
+    assert _icd_driver(nvidia) == ("NVIDIA", "NVIDIA GPU", f"NVIDIA Vulkan driver ICD {nvidia} "
+                                   "(Vulkan 1.4.312, libGLX_nvidia.so.0)")
+    lvp = tmp_path / "lvp_icd.json"
+    lvp.write_text("not json")
+    assert _icd_driver(lvp) == ("Mesa", "lavapipe (Vulkan on the CPU)", f"lavapipe ICD {lvp}")
+
+
 # -- the layer manifest (everywhere) ------------------------------------------------------------
-def test_without_a_layer_every_case_says_to_run_the_setup(tmp_path, monkeypatch):
+@pytest.mark.parametrize("backend_class", [DirectMLBackend, DirectMLLinuxBackend])
+def test_without_a_layer_every_case_says_to_run_the_setup(tmp_path, monkeypatch, backend_class):
     monkeypatch.setenv(layers.ENV_CACHE, str(tmp_path))
-    backend = DirectMLBackend()
+    backend = backend_class()
     case = load_file(DOCUMENTED / "depth_to_space1.yaml")[0]
     result = run_case(case, backend)
     assert result.status == "NOT_SUPPORTED"
-    assert "dmlconf directml setup" in result.message
+    assert f"dmlconf directml setup --runtime {backend_class.runtime}" in result.message
 
 
 def test_a_layer_built_from_other_sources_is_stale(tmp_path, monkeypatch):
@@ -182,21 +371,28 @@ def test_a_layer_built_from_other_sources_is_stale(tmp_path, monkeypatch):
     assert why is None and found.feature_level == 0x6200 and found.data_types == ("FLOAT32",)
 
 
-# -- real DirectML (where the layer is built) ---------------------------------------------------
-@needs_layer
-def test_capabilities_are_what_directml_reports():
-    caps = DirectMLBackend().capabilities
-    assert int(caps.feature_level) == LAYER.feature_level
-    # every operator introduced at or below the level DirectML reports (6_2 here: RESAMPLE2,
-    # not RESAMPLE3 of 6_4)
+# -- real DirectML (where the runtime is set up) -------------------------------------------------
+@pytest.mark.parametrize(("backend_class", "level"), [
+    pytest.param(DirectMLBackend, 0x6400, marks=needs(layers.WINE), id="directml"),
+    pytest.param(DirectMLLinuxBackend, 0x6200, marks=needs(layers.LINUX), id="directml-linux")])
+def test_capabilities_are_what_directml_reports(backend_class, level):
+    backend = backend_class()
+    layer = backend.layer
+    caps = backend.capabilities
+    assert int(caps.feature_level) == layer.feature_level == level
+    # every operator introduced at or below the level DirectML reports (6_2 on the Linux build:
+    # RESAMPLE2, not RESAMPLE3 of 6_4; 6_4 on 1.15.4: RESAMPLE3 too)
     assert set(caps.operators) == {name for name, spec in ops.OPERATORS.items()
-                                   if spec.introduced <= LAYER.feature_level}
+                                   if spec.introduced <= layer.feature_level}
     for name, types in caps.operators.items():
-        assert {t.name for t in types} <= set(LAYER.data_types), name
+        assert {t.name for t in types} <= set(layer.data_types), name
+    env = backend.environment
+    assert env["vendor"] == "Mesa" and "lavapipe" in env["adapter"]
+    if backend_class.runtime == layers.WINE:  # read from the DLL's version resource
+        assert env["directml_version"].startswith(layers.DLL_VERSION + " (DirectML.dll of ")
 
 
-@needs_layer
-@pytest.mark.parametrize("backend_class", [DirectMLBackend, DirectMLGraphBackend])
+@pytest.mark.parametrize("backend_class", PATHS)
 def test_documented_depth_to_space1_bit_for_bit(backend_class):
     backend = backend_class()
     cases = load_file(DOCUMENTED / "depth_to_space1.yaml")
@@ -220,8 +416,7 @@ def run(backend, call, values):
     return read_tensor(call.tensors["OutputTensor"], buffers["OutputTensor"])
 
 
-@needs_layer
-@pytest.mark.parametrize("backend_class", [DirectMLBackend, DirectMLGraphBackend])
+@pytest.mark.parametrize("backend_class", PATHS)
 def test_resample1_nearest_and_linear_of_the_probe(backend_class):
     backend = backend_class()
     x = np.array([1, 2, 3, 4], np.float32).reshape(1, 1, 2, 2)
@@ -232,8 +427,7 @@ def test_resample1_nearest_and_linear_of_the_probe(backend_class):
                                      [2.5, 2.75, 3.25, 3.5], [3, 3.25, 3.75, 4]]
 
 
-@needs_layer
-@pytest.mark.parametrize("backend_class", [DirectMLBackend, DirectMLGraphBackend])
+@pytest.mark.parametrize("backend_class", PATHS)
 @pytest.mark.parametrize("dt", [DataType.FLOAT32, DataType.FLOAT16, DataType.UINT8,
                                 DataType.INT8])
 def test_resample2_rounding_direction_is_floor_and_ceil(backend_class, dt):
@@ -256,14 +450,14 @@ def test_resample2_rounding_direction_is_floor_and_ceil(backend_class, dt):
         assert judge(got, expected).status == "PASS"
 
 
-@needs_layer
-def test_resample2_coordinates_near_whole_numbers_are_float32():
+@pytest.mark.parametrize("backend_class", BUILDS)
+def test_resample2_coordinates_near_whole_numbers_are_float32(backend_class):
     """Scale float32(1/3), offsets 0, DECREASING: the exact c = o / 0.33333334 is just below 3o
     (floor 3o - 1); DirectML's float32 coordinate gives 3o. The reference accepts both at such
     near-ties (the RESAMPLE1 rule moved to whole numbers) and holds everything else exact."""
     x = np.arange(200, dtype=np.float32)
     call = resample23("RESAMPLE2", scales=(1 / 3,), sizes_in=(200,), sizes_out=(66,))
-    got = run(DirectMLBackend(), call, x)
+    got = run(backend_class(), call, x)
     assert got.astype(int).tolist() == [3 * o for o in range(66)]
     expected = ops.get("RESAMPLE2").expected(call, {"InputTensor": x})["OutputTensor"]
     assert expected.kind == "one_of" and judge(got, expected).status == "PASS"
@@ -271,12 +465,12 @@ def test_resample2_coordinates_near_whole_numbers_are_float32():
     assert int((got != exact).sum()) == 65  # the exact floor would fail 65 of 66 outputs
 
 
-@needs_layer
-def test_resample1_is_resample2_decreasing_with_the_input_offset_shifted():
+@pytest.mark.parametrize("backend_class", BUILDS)
+def test_resample1_is_resample2_decreasing_with_the_input_offset_shifted(backend_class):
     """docs/directml-linux.md: RESAMPLE1 nearest equals RESAMPLE2 DECREASING with
     InputPixelOffsets - 0.5, bit for bit; the page's remark (OutputPixelOffsets - 0.5) does not
     hold where Scale != 1 (scale 2, offsets 0: 39 of 80 outputs differ)."""
-    backend = DirectMLBackend()
+    backend = backend_class()
     x = np.arange(40, dtype=np.float32)
     r1 = run(backend, resample1("NEAREST_NEIGHBOR", (2,), (0,), (0,), (40,), (80,)), x)
     shifted_in = run(backend, resample23("RESAMPLE2", scales=(2,), in_offsets=(-0.5,),
@@ -289,10 +483,10 @@ def test_resample1_is_resample2_decreasing_with_the_input_offset_shifted():
 
 @needs_layer
 def test_resample3_and_a_bad_rounding_direction_are_refused_at_create_operator():
-    """This DirectML (feature level 6_2) has no RESAMPLE3 (6_4): CreateOperator says
+    """The Linux build (feature level 6_2) has no RESAMPLE3 (6_4): CreateOperator says
     E_INVALIDARG, antialiased or not; the backend does not claim it. RoundingDirection 2 is no
     DML_AXIS_DIRECTION: E_INVALIDARG."""
-    backend = DirectMLBackend()
+    backend = DirectMLLinuxBackend()
     assert "RESAMPLE3" not in backend.capabilities.operators
     for flag in (True, False):
         call = resample23("RESAMPLE3", "LINEAR", scales=(0.4,), sizes_in=(5,), sizes_out=(2,),
@@ -303,19 +497,46 @@ def test_resample3_and_a_bad_rounding_direction_are_refused_at_create_operator()
         backend.create_operator(resample23("RESAMPLE2", direction=2))
 
 
-@needs_layer
-def test_an_invalid_desc_is_refused_at_create_operator():
+@pytest.mark.parametrize("backend_class", each(DirectMLBackend))
+def test_resample3_runs_on_directml_1_15_and_a_bad_rounding_direction_is_refused(backend_class):
+    """DirectML 1.15.4 (feature level 6_4) creates and runs RESAMPLE3. Antialiased FALSE is
+    RESAMPLE2 bit for bit (the page's remark); Antialiased TRUE downscaling [0..4] by 0.4
+    (1/Scale 2.5 > 2) gives the antialias finding (docs/directml-linux.md): 0 where the stretched
+    triangle gives 0.385. RoundingDirection 2 (no DML_AXIS_DIRECTION) is refused with
+    E_INVALIDARG, as on the Linux build."""
+    backend = backend_class()
+    assert "RESAMPLE3" in backend.capabilities.operators
+    x = np.arange(5, dtype=np.float32)
+    plain = run(backend, resample23("RESAMPLE3", "LINEAR", scales=(0.4,), sizes_in=(5,),
+                                    sizes_out=(2,), Antialiased=False), x)
+    assert np.array_equal(plain, run(backend, resample23("RESAMPLE2", "LINEAR", scales=(0.4,),
+                                                         sizes_in=(5,), sizes_out=(2,)), x))
+    call = resample23("RESAMPLE3", "LINEAR", scales=(0.4,), sizes_in=(5,), sizes_out=(2,),
+                      Antialiased=True)
+    got = run(backend, call, x)
+    expected = ops.get("RESAMPLE3").expected(call, {"InputTensor": x})["OutputTensor"]
+    assert expected.values.tolist() == pytest.approx([5 / 13, 2.5])
+    assert got.tolist() == [0, 2.5] and judge(got, expected).status == "FAIL"
+    with pytest.raises(DescRejected, match=r"at CreateOperator: 0x80070057"):
+        backend.create_operator(resample23("RESAMPLE2", direction=2))
+
+
+@pytest.mark.parametrize("backend_class", BUILDS)
+def test_an_invalid_desc_is_refused_at_create_operator(backend_class):
     call = ops.get("DEPTH_TO_SPACE1").make_call(
         {"InputTensor": TensorDesc(DataType.FLOAT32, (1, 6, 2, 3)),  # 6 channels, block 2
          "OutputTensor": TensorDesc(DataType.FLOAT32, (1, 1, 4, 6))},
         {"BlockSize": 2, "Order": "DEPTH_COLUMN_ROW"})
     with pytest.raises(DescRejected, match=r"at CreateOperator: 0x80070057 \(E_INVALIDARG\)"):
-        DirectMLBackend().create_operator(call)
+        backend_class().create_operator(call)
 
 
-@needs_layer
-def test_execution_flags_reach_compile_operator():
-    backend = DirectMLBackend()
+@pytest.mark.parametrize(("backend_class", "graph_class"), [
+    pytest.param(DirectMLBackend, DirectMLGraphBackend, marks=needs(layers.WINE), id="directml"),
+    pytest.param(DirectMLLinuxBackend, DirectMLLinuxGraphBackend, marks=needs(layers.LINUX),
+                 id="directml-linux")])
+def test_execution_flags_reach_compile_operator(backend_class, graph_class):
+    backend = backend_class()
     call, values = documented_depth_to_space1()
     backend.execution_flags = ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION
     assert run(backend, call, values).size == 48
@@ -323,11 +544,11 @@ def test_execution_flags_reach_compile_operator():
     with pytest.raises(DescRejected, match="at CompileOperator"):
         backend.shim.run(call, None, execution_flags=0x8)
     with pytest.raises(DescRejected, match="at CompileOperator"):
-        DirectMLGraphBackend().shim.run(call, None, execution_flags=0x8, graph=True)
+        graph_class().shim.run(call, None, execution_flags=0x8, graph=True)
 
 
-@needs_layer
-def test_all_buffers_come_back_and_padding_is_bound():
+@pytest.mark.parametrize("backend_class", BUILDS)
+def test_all_buffers_come_back_and_padding_is_bound(backend_class):
     """The bound bytes include padding: the output's padding bytes keep their fill where
     DirectML does not write, and the input comes back unchanged."""
     call = ops.get("DEPTH_TO_SPACE1").make_call(
@@ -339,7 +560,7 @@ def test_all_buffers_come_back_and_padding_is_bound():
                "OutputTensor": np.full(call.tensors["OutputTensor"].total_size, 0xCD, np.uint8)}
     write_tensor(call.tensors["InputTensor"], buffers["InputTensor"], values)
     before = buffers["InputTensor"].copy()
-    backend = DirectMLBackend()
+    backend = backend_class()
     backend.create_operator(call)
     backend.execute(call, buffers)
     assert np.array_equal(buffers["InputTensor"], before)
@@ -366,21 +587,31 @@ def test_the_baseline_classifies_known_findings_and_refuses_new_ones():
     nearest8, linear, nearest32 = (by_kind[("NEAREST_NEIGHBOR", "UINT8")],
                                    by_kind[("LINEAR", "FLOAT32")],
                                    by_kind[("NEAREST_NEIGHBOR", "FLOAT32")])
-    doc = {"results": [{"id": nearest8.id, "status": "FAIL", "ambiguous": None},
-                       {"id": linear.id, "status": "FAIL", "ambiguous": None},
-                       {"id": nearest32.id, "status": "PASS", "ambiguous": None}]}
-    text = baseline.build(doc, cases)
+    def doc(version, *found):
+        return {"backend": {"name": "directml", "environment": {"directml_version": version}},
+                "results": [{"id": c.id, "status": status, "ambiguous": None}
+                            for c, status in found]}
+
+    new = doc("1.15.4+x", (nearest8, "FAIL"), (linear, "FAIL"), (nearest32, "PASS"))
+    old = doc("libdirectml.so of y", (nearest8, "FAIL"), (linear, "PASS"))
+    text = baseline.build([new, old], cases)
     from conformance.results.baseline import parse
     entries = parse(text).entries
     assert [e.reason for e in entries] == [baseline.CAUSES["linear-edges"],
                                            baseline.CAUSES["nearest-8bit"]]
+    # each entry is for the builds it FAILed on: one for the finding of 1.15.4 only, both for
+    # the one they share
+    assert [dict(e.when)["directml_version"] for e in entries] == [
+        ("1.15.4+x",), ("1.15.4+x", "libdirectml.so of y")]
     ids = [c.id for c in cases]
     from conformance.casefile import id_matches
     for e in entries:  # each entry names exactly one case
         assert len([i for i in ids if id_matches(i, e.cases)]) == 1, e.cases
-    doc["results"][2]["status"] = "FAIL"  # a FLOAT32 nearest FAIL has no known cause
-    with pytest.raises(ValueError, match="no known cause"):
-        baseline.build(doc, cases)
+    new["results"][2]["status"] = "FAIL"  # a FLOAT32 nearest FAIL has no known cause
+    with pytest.raises(ValueError, match=r"no known cause on 1\.15\.4"):
+        baseline.build([new, old], cases)
+    with pytest.raises(ValueError, match="does not say its directml_version"):
+        baseline.build([{"backend": {"name": "numpy"}, "results": []}], cases)
 
 
 def test_exact_patterns_match_one_id_only():
@@ -408,20 +639,25 @@ def lavapipe_version() -> str | None:
 BASELINE_LAVAPIPE = (ROOT / "backends" / "directml" / "lavapipe.version").read_text().strip()
 
 
-@needs_layer
+@pytest.mark.certification  # the whole suite twice, about a minute: CI's certification step
 @pytest.mark.skipif(lavapipe_version() != BASELINE_LAVAPIPE,
                     reason=f"the baseline was made on lavapipe {BASELINE_LAVAPIPE}, this machine "
                            f"has {lavapipe_version()}: remake it there (backends/directml/"
                            "baseline.py)")
-def test_the_committed_baseline_names_every_known_finding_of_the_suite(tmp_path):
-    """The whole committed suite on real DirectML, with the committed baseline: exit 0 (every
-    FAIL is a known finding) and no entry stale (every finding still there)."""
+@pytest.mark.parametrize(("backend", "expected"), [
+    pytest.param("directml", 669, marks=needs(layers.WINE), id="directml"),
+    pytest.param("directml-linux", 523, marks=needs(layers.LINUX), id="directml-linux")])
+def test_the_committed_baseline_names_every_known_finding_of_the_suite(tmp_path, backend,
+                                                                       expected):
+    """The whole committed suite on each real DirectML, with the one committed baseline: exit 0
+    (every FAIL is a known finding of that build) and no entry stale (every finding still
+    there); the entries of the other build's findings only are not for this run."""
     from conformance.cli import main
 
     out = tmp_path / "dml.json"
-    assert main(["run", "-q", "--backend", "directml", "--json", str(out), "--baseline",
+    assert main(["run", "-q", "--backend", backend, "--json", str(out), "--baseline",
                  str(ROOT / "backends" / "directml" / "baseline-lavapipe.yaml")]) == 0
     doc = json.loads(out.read_text())
     assert doc["baseline"]["stale"] == []
     assert [r["id"] for r in doc["results"] if r["status"] == "FAIL" and not r["ambiguous"]] == []
-    assert doc["summary"]["XFAIL"] > 0
+    assert doc["summary"]["XFAIL"] == expected

@@ -502,14 +502,15 @@ def test_a_backend_environment_that_is_not_text_is_refused_in_process(tmp_path: 
         del type(backend).environment
 
 
-def test_the_directml_backend_reports_its_layer(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from backends.directml import DirectMLBackend
-    from backends.directml.layer import Layer
+def test_the_directml_backends_report_their_runtime(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from backends.directml import DirectMLBackend, DirectMLLinuxBackend
+    from backends.directml.layer import WINE, Layer
 
     monkeypatch.setenv("DMLCONF_DIRECTML_CACHE", str(tmp_path / "none"))
-    backend = DirectMLBackend()
-    assert backend.environment == {}  # no layer built: nothing known
+    assert DirectMLBackend().environment == {}  # no runtime set up: nothing known
+    backend = DirectMLLinuxBackend()
+    assert backend.environment == {}
     icd = tmp_path / "lvp_icd.json"
     icd.write_text(json.dumps({"ICD": {"api_version": "1.4.305",
                                        "library_path": "libvulkan_lvp.so"}}))
@@ -520,6 +521,20 @@ def test_the_directml_backend_reports_its_layer(tmp_path: Path,
         "directml_version": "libdirectml.so of torch-directml==0.2.5.dev240914",
         "directml_library": str(tmp_path / "lib" / "libdirectml.so"),
         "directml_sha256": "ab" * 32,
+        "adapter": "Mesa lavapipe (Vulkan on the CPU) through vkd3d-proton 2.14.1",
+        "vendor": "Mesa",
+        "driver": f"lavapipe ICD {icd} (Vulkan 1.4.305, libvulkan_lvp.so)"}
+    # the Windows build: its version as its DLL's version resource says
+    wine = DirectMLBackend()
+    wine.layer = Layer(tmp_path / "run", icd, 0x6400, ("FLOAT32",), "0" * 64, {
+        "directml": {"wheel": "onnxruntime-directml==1.24.4", "sha256": "cd" * 32,
+                     "file_version": "1.15.4+241025-1615.1.dml-1.15.fac7597"},
+        "vkd3d_proton": {"version": "2.14.1"}}, WINE)
+    assert environment_of(wine) == {
+        "directml_version": "1.15.4+241025-1615.1.dml-1.15.fac7597 (DirectML.dll of "
+                            "onnxruntime-directml==1.24.4, under Wine)",
+        "directml_library": str(tmp_path / "run" / "DirectML.dll"),
+        "directml_sha256": "cd" * 32,
         "adapter": "Mesa lavapipe (Vulkan on the CPU) through vkd3d-proton 2.14.1",
         "vendor": "Mesa",
         "driver": f"lavapipe ICD {icd} (Vulkan 1.4.305, libvulkan_lvp.so)"}

@@ -412,20 +412,28 @@ def test_a_baseline_from_before_tags_parses_and_applies_everywhere() -> None:
         assert applied.results[0].status == "XFAIL" and applied.not_applying == []
 
 
-def test_the_lavapipe_baseline_is_for_directml_on_linux_only() -> None:
+def test_the_lavapipe_baseline_is_for_the_directml_builds_it_names() -> None:
+    """One file for both DirectML builds: each entry is for the builds it FAILed on (`when:`
+    directml_version, as each backend reports it), and applies to a run of those only."""
+    from backends.directml import layer
+
+    new = (f"{layer.DLL_VERSION} (DirectML.dll of {layer.DLL_WHEEL_REQUIREMENT}, under Wine)")
+    old = f"libdirectml.so of {layer.WHEEL_REQUIREMENT}"
     lavapipe = baseline.load(ROOT / "backends" / "directml" / "baseline-lavapipe.yaml")
-    assert lavapipe.entries and {e.when for e in lavapipe.entries} == {
-        (("os", ("linux",)), ("backend", ("directml",)))}
-    assert not any(e.waiver for e in lavapipe.entries)
+    assert lavapipe.entries and not any(e.waiver for e in lavapipe.entries)
+    assert {tag for e in lavapipe.entries for tag, _ in e.when} == {"directml_version"}
+    assert {v for e in lavapipe.entries for _, values in e.when for v in values} == {new, old}
     # one case per entry (an exact pattern: the id, or its last character in brackets)
     found = [fail(re.sub(r"\[(.)\]$", r"\1", e.cases)) for e in lavapipe.entries]
-    here = baseline.apply(lavapipe, found, tags=LINUX_DML)
-    assert {r.status for r in here.results} == {"XFAIL"} and here.stale == []
-    for tags in (baseline.run_tags("numpy", os_name="Linux"),
-                 baseline.run_tags("directml", os_name="Windows")):
-        there = baseline.apply(lavapipe, found, tags=tags)
-        assert {r.status for r in there.results} == {"FAIL"} and there.stale == []
-        assert len(there.not_applying) == len(lavapipe.entries)
+    for version in (new, old):
+        mine = [e for e in lavapipe.entries if version in dict(e.when)["directml_version"]]
+        tags = baseline.run_tags("directml", [], {"directml_version": version}, os_name="Linux")
+        here = baseline.apply(lavapipe, found, tags=tags)
+        assert sum(r.status == "XFAIL" for r in here.results) == len(mine) > 0
+        assert len(here.not_applying) == len(lavapipe.entries) - len(mine)
+    there = baseline.apply(lavapipe, found, tags=baseline.run_tags("numpy", os_name="Linux"))
+    assert {r.status for r in there.results} == {"FAIL"} and there.stale == []
+    assert len(there.not_applying) == len(lavapipe.entries)
 
 
 def test_a_results_document_from_before_waivers_still_reads(tmp_path: Path) -> None:

@@ -1,19 +1,24 @@
-"""Real DirectML on Linux: libdirectml.so (the DirectML runtime of PyPI's torch-directml wheel) on a
-D3D12 device from vkd3d-proton (D3D12 on Vulkan) on Mesa's lavapipe (Vulkan on the CPU), driven
-through a small native shim (backends/directml/native, built by `dmlconf directml setup`).
+"""Real DirectML on Linux, two builds of it, each on a D3D12 device from vkd3d-proton (D3D12 on
+Vulkan) on Mesa's lavapipe (Vulkan on the CPU) or another Vulkan driver, driven through one
+small native shim (backends/directml/native, built by `dmlconf directml setup`):
 
-- DirectMLBackend ("directml"): IDMLDevice::CreateOperator, CompileOperator with the run's
-  DML_EXECUTION_FLAGS, the operator initializer, one dispatch on buffers that hold exactly the
-  bound bytes (padding included, between guard regions), and every buffer read back.
-- DirectMLGraphBackend ("directml-graph"): the same operator compiled as a one-node graph
+- "directml": DirectML.dll 1.15.4 (the newest release, feature level 6_4) from PyPI's
+  onnxruntime-directml wheel, under Wine, through dmlshim-helper.exe (the shim built with
+  mingw-w64; helper.py feeds it through pipes, one long-lived helper per process);
+- "directml-linux": libdirectml.so of PyPI's torch-directml 0.2.5 wheel (feature level 6_2),
+  the shim loaded in-process through ctypes;
+- "directml-graph" and "directml-linux-graph": the same operator compiled as a one-node graph
   through IDMLDevice1::CompileGraph (DirectML issue #481 reported other linear results there).
 
-create_operator creates and compiles (E_INVALIDARG or DXGI_ERROR_UNSUPPORTED from either is a
-rejection); execute reuses what it compiled. Claims come from DirectML itself, recorded by the
-set-up: the highest feature level CheckFeatureSupport reports, and at that level every operator
-with the data types of its table that the device supports (TENSOR_DATA_TYPE_SUPPORT). Without a
-built layer every case is NOT_SUPPORTED, saying to run `dmlconf directml setup`.
-docs/directml-linux.md has the whole story and the certification's findings.
+Each creates the operator, compiles it with the run's DML_EXECUTION_FLAGS, runs the operator
+initializer and one dispatch on buffers that hold exactly the bound bytes (padding included,
+between guard regions), and reads every buffer back. create_operator creates and compiles
+(E_INVALIDARG or DXGI_ERROR_UNSUPPORTED from either is a rejection); execute reuses what it
+compiled. Claims come from DirectML itself, recorded by the set-up: the highest feature level
+CheckFeatureSupport reports, and at that level every operator with the data types of its table
+that the device supports (TENSOR_DATA_TYPE_SUPPORT). Without a set-up runtime every case is
+NOT_SUPPORTED, saying to run `dmlconf directml setup`. docs/directml-linux.md has the whole story
+and the certifications' findings.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from backends.directml.shim import (
     DirectMLError,
     InexpressibleError,
     Shim,
+    ShimBase,
     flatten,
 )
 from conformance import ops
@@ -40,13 +46,23 @@ from conformance.ops import OperatorCall
 from conformance.tensors import DataType
 
 
+def connect(layer: layers.Layer) -> ShimBase:
+    """The runtime's shim, opened once per process: in-process (Linux) or the helper (Wine)."""
+    if layer.runtime == layers.WINE:
+        from backends.directml.helper import Helper
+
+        return Helper.get(layer)
+    return Shim.get(layer.libdir, layer.icd)
+
+
 class DirectMLBackend(Backend):
     name = "directml"
     native = True
     graph = False
+    runtime = layers.WINE
 
     def __init__(self, feature_level: FeatureLevel | None = None) -> None:
-        self.layer, self.missing = layers.load_layer()
+        self.layer, self.missing = layers.load_layer(self.runtime)
         super().__init__(feature_level)
 
     @cached_property
@@ -64,42 +80,47 @@ class DirectMLBackend(Backend):
                 operators[name] = frozenset(table.data_types & device_types)
         unsupported = sorted(t.name for t in DataType if t not in device_types)
         path = "CompileGraph (one-node graph)" if self.graph else "CompileOperator"
+        env = self.environment
         return Capabilities(
             operators=operators, feature_level=level,
-            notes=(f"real DirectML ({layer.info.get('directml', {}).get('wheel', '?')}) on "
-                   f"vkd3d-proton {layer.info.get('vkd3d_proton', {}).get('version', '?')} on Mesa "
-                   f"lavapipe, through {path}; feature level {level} and data types as "
-                   "CheckFeatureSupport reports them"
+            notes=(f"real DirectML ({env['directml_version']}) on {env['adapter']}, through "
+                   f"{path}; feature level {level} and data types as CheckFeatureSupport "
+                   "reports them"
                    + (f" (the device does not support {', '.join(unsupported)})"
                       if unsupported else "")))
 
     @property
     def environment(self) -> dict[str, str]:
-        """What the set-up recorded of the layer in use (Backend.environment): the DirectML
-        library (the pinned wheel it came from, its sha256 and path), the adapter (lavapipe
-        through vkd3d-proton: the shim opens that ICD and no other) and the Vulkan driver (the
-        ICD's API version and library). Empty without a built layer."""
+        """What the set-up recorded of the runtime in use (Backend.environment): the DirectML
+        library (its version: the DLL's FileVersion resource, or the pinned wheel of the Linux
+        build, which states none; its sha256 and path), the adapter (the Vulkan driver through
+        vkd3d-proton: the shim opens that ICD and no other) and the driver (the ICD's API
+        version and library). Empty without a set-up runtime."""
         layer = getattr(self, "layer", None)
         if layer is None:
             return {}
         directml = layer.info.get("directml") or {}
         vkd3d = layer.info.get("vkd3d_proton") or {}
+        pin = layers.PINS[layer.runtime]
+        version = (f"{directml['file_version']} (DirectML.dll of {directml.get('wheel', '?')}, "
+                   "under Wine)" if directml.get("file_version")
+                   else f"{pin.name} of {directml.get('wheel', '?')}")
+        vendor, device, driver = _icd_driver(layer.icd)
         return {
-            "directml_version": f"libdirectml.so of {directml.get('wheel', '?')}",
-            "directml_library": str(layer.libdir / "libdirectml.so"),
+            "directml_version": version,
+            "directml_library": str(layer.libdir / pin.name),
             "directml_sha256": str(directml.get("sha256", "?")),
-            "adapter": f"Mesa lavapipe (Vulkan on the CPU) through vkd3d-proton "
-                       f"{vkd3d.get('version', '?')}",
-            "vendor": "Mesa",
-            "driver": _icd_text(layer.icd),
+            "adapter": f"{vendor} {device} through vkd3d-proton {vkd3d.get('version', '?')}",
+            "vendor": vendor,
+            "driver": driver,
         }
 
     @cached_property
-    def shim(self) -> Shim:
-        """The native library, loaded at the first call (in the process that runs cases)."""
+    def shim(self) -> ShimBase:
+        """The runtime, opened at the first call (in the process that runs cases)."""
         if self.layer is None:
-            raise DirectMLError(self.missing or layers.MISSING)
-        return Shim.get(self.layer.libdir, self.layer.icd)
+            raise DirectMLError(self.missing or layers.missing(self.runtime))
+        return connect(self.layer)
 
     def unsupported_reason(self, call: OperatorCall) -> str | None:
         if self.layer is None:
@@ -138,17 +159,33 @@ class DirectMLBackend(Backend):
         return setup.main(argv)
 
 
-def _icd_text(icd: Path) -> str:
-    """The Vulkan driver an ICD file names: 'lavapipe ICD PATH (Vulkan 1.4.305,
-    libvulkan_lvp.so)', or the path alone where the file does not say."""
+def _icd_driver(icd: Path) -> tuple[str, str, str]:
+    """The vendor, the device and the Vulkan driver an ICD file names: ('Mesa', 'lavapipe (Vulkan
+    on the CPU)', 'lavapipe ICD PATH (Vulkan 1.4.305, libvulkan_lvp.so)'); the path alone where
+    the file does not say."""
     try:
         entry = json.loads(icd.read_text(encoding="utf-8"))["ICD"]
-        return (f"lavapipe ICD {icd} (Vulkan {entry['api_version']}, "
-                f"{entry['library_path']})")
+        library, api = str(entry["library_path"]), str(entry["api_version"])
     except (OSError, ValueError, KeyError, TypeError):
-        return f"lavapipe ICD {icd}"
+        library, api = "", ""
+    known = {"lvp": ("Mesa", "lavapipe (Vulkan on the CPU)", "lavapipe"),
+             "nvidia": ("NVIDIA", "NVIDIA GPU", "NVIDIA Vulkan driver")}
+    vendor, device, name = next(
+        (v for k, v in known.items() if k in (library or icd.name).lower()),
+        ("unknown", "a Vulkan device", "Vulkan driver"))
+    return vendor, device, f"{name} ICD {icd}" + (f" (Vulkan {api}, {library})" if library else "")
 
 
 class DirectMLGraphBackend(DirectMLBackend):
     name = "directml-graph"
+    graph = True
+
+
+class DirectMLLinuxBackend(DirectMLBackend):
+    name = "directml-linux"
+    runtime = layers.LINUX
+
+
+class DirectMLLinuxGraphBackend(DirectMLLinuxBackend):
+    name = "directml-linux-graph"
     graph = True

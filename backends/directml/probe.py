@@ -1,8 +1,9 @@
-"""Run in a fresh process by the set-up: open the layer just built, ask DirectML what it supports
-(CheckFeatureSupport) and run the documentation's DEPTH_TO_SPACE1 example once. Prints one JSON
-object; exits 1 (with the reason in the object) when anything fails.
+"""Run in a fresh process by the set-up: open a runtime just built (its manifest, written to a
+file), ask DirectML what it supports (CheckFeatureSupport) and run the documentation's
+DEPTH_TO_SPACE1 example once. Prints one JSON object; exits 1 (with the reason in the object)
+when anything fails.
 
-    python -m backends.directml.probe LIBDIR ICD
+    python -m backends.directml.probe LAYER.json
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ def documented_depth_to_space1() -> tuple[ops.OperatorCall, np.ndarray]:
 
 
 def main(argv: list[str]) -> int:
-    from backends.directml.shim import Shim
+    from backends.directml.backend import connect
+    from backends.directml.layer import Layer
 
-    libdir, icd = Path(argv[0]), Path(argv[1])
     out: dict = {}
     try:
+        layer = Layer.from_json(json.loads(Path(argv[0]).read_text(encoding="utf-8")))
         started = time.perf_counter()
-        shim = Shim(libdir, icd)
+        shim = connect(layer)
         out["open_s"] = round(time.perf_counter() - started, 3)
         level = shim.max_feature_level([int(lv) for lv in FeatureLevel])
         out["feature_level"] = f"0x{level:04x}"

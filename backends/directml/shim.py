@@ -2,7 +2,8 @@
 shim's answers mapped to what the harness understands.
 
 flatten() is pure Python (tested everywhere); Shim loads the native library (only where the
-layer is built, and only in the process that runs the cases).
+layer is built, and only in the process that runs the cases); helper.Helper puts the same calls
+to the Windows build of the shim under Wine.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import os
 import tempfile
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,7 +198,66 @@ def outcome(rc: int, status: Status, tensors: tuple[str, str] = ("InputTensor", 
                         + (f"; {words}" if words else ""))
 
 
-class Shim:
+class ShimBase(ABC):
+    """What the backend calls: dmlshim.h's functions, in this process through ctypes (Shim, the
+    Linux build) or in a Windows helper process under Wine (helper.Helper, DirectML.dll). Both
+    take the same flattened call; this class holds what is common to them."""
+
+    opened = False
+
+    @abstractmethod
+    def _open(self, status: Status) -> int:
+        """dmlshim_open."""
+
+    @abstractmethod
+    def _close(self) -> None:
+        """dmlshim_close."""
+
+    @abstractmethod
+    def _run(self, flat: Flat, buffers: Mapping[str, np.ndarray] | None, mode: int,
+             status: Status) -> int:
+        """dmlshim_run on the flattened call; the buffers are written back in place."""
+
+    @abstractmethod
+    def max_feature_level(self, levels: list[int]) -> int:
+        """The highest of levels CheckFeatureSupport(FEATURE_LEVELS) reports."""
+
+    @abstractmethod
+    def data_type_supported(self, data_type: int) -> bool:
+        """CheckFeatureSupport(TENSOR_DATA_TYPE_SUPPORT)."""
+
+    def open(self) -> None:
+        """Create the D3D12 and DirectML devices (again, after a device removal)."""
+        status = Status()
+        outcome(self._open(status), status)
+        self.opened = True
+
+    def run(self, call: OperatorCall, buffers: Mapping[str, np.ndarray] | None,
+            execution_flags: int = 0, graph: bool = False) -> Status:
+        """Compile the call (buffers None) or run it on the host buffers (each exactly
+        TotalTensorSizeInBytes bytes, C-contiguous; all are written back)."""
+        flat = flatten(call, execution_flags, graph)
+        if not self.opened:
+            self.open()
+        if buffers is not None:
+            for name in ("InputTensor", "OutputTensor"):
+                buffer = buffers[name]
+                desc = call.tensors[name]
+                if buffer.dtype != np.uint8 or buffer.size != desc.total_size or not (
+                        buffer.flags.c_contiguous and buffer.flags.writeable):
+                    raise DirectMLError(f"{name}'s binding is not a writable contiguous "
+                                        f"{desc.total_size}-byte buffer")
+        status = Status()
+        mode = MODE_COMPILE if buffers is None else MODE_EXECUTE
+        rc = self._run(flat, buffers, mode, status)
+        if rc == DEVICE_REMOVED:
+            self._close()  # the next call starts from fresh devices
+            self.opened = False
+        outcome(rc, status)
+        return status
+
+
+class Shim(ShimBase):
     """libdmlshim.so, loaded once per process. Environment set before loading: lavapipe only
     (VK_ICD_FILENAMES), no vkd3d-proton shader cache in the current folder, its warnings and
     errors to a log file the shim quotes in failure messages."""
@@ -226,7 +287,6 @@ class Shim:
         self.lib.dmlshim_data_type_supported.argtypes = [ctypes.c_uint32,
                                                          ctypes.POINTER(ctypes.c_int32)]
         self.lib.dmlshim_data_type_supported.restype = ctypes.c_int32
-        self.opened = False
         self.open()
 
     @classmethod
@@ -235,11 +295,11 @@ class Shim:
             cls._loaded = cls(libdir, icd)
         return cls._loaded
 
-    def open(self) -> None:
-        """Create the D3D12 and DirectML devices (again, after a device removal)."""
-        status = Status()
-        outcome(self.lib.dmlshim_open(ctypes.byref(status)), status)
-        self.opened = True
+    def _open(self, status: Status) -> int:
+        return self.lib.dmlshim_open(ctypes.byref(status))
+
+    def _close(self) -> None:
+        self.lib.dmlshim_close()
 
     def max_feature_level(self, levels: list[int]) -> int:
         requested = (ctypes.c_uint32 * len(levels))(*levels)
@@ -257,28 +317,11 @@ class Shim:
                                 f"{hresult_name(hr)}")
         return bool(supported.value)
 
-    def run(self, call: OperatorCall, buffers: Mapping[str, np.ndarray] | None,
-            execution_flags: int = 0, graph: bool = False) -> Status:
-        """Compile the call (buffers None) or run it on the host buffers (each exactly
-        TotalTensorSizeInBytes bytes, C-contiguous; all are written back)."""
-        flat = flatten(call, execution_flags, graph)
-        if not self.opened:
-            self.open()
+    def _run(self, flat: Flat, buffers: Mapping[str, np.ndarray] | None, mode: int,
+             status: Status) -> int:
         pointers = (ctypes.c_void_p * 2)()
         if buffers is not None:
             for i, name in enumerate(("InputTensor", "OutputTensor")):
-                buffer = buffers[name]
-                desc = call.tensors[name]
-                if buffer.dtype != np.uint8 or buffer.size != desc.total_size or not (
-                        buffer.flags.c_contiguous and buffer.flags.writeable):
-                    raise DirectMLError(f"{name}'s binding is not a writable contiguous "
-                                        f"{desc.total_size}-byte buffer")
-                pointers[i] = buffer.ctypes.data
-        status = Status()
-        mode = MODE_COMPILE if buffers is None else MODE_EXECUTE
-        rc = self.lib.dmlshim_run(ctypes.byref(flat.call), pointers, mode, ctypes.byref(status))
-        if rc == DEVICE_REMOVED:
-            self.lib.dmlshim_close()  # the next call starts from fresh devices
-            self.opened = False
-        outcome(rc, status)
-        return status
+                pointers[i] = buffers[name].ctypes.data
+        return self.lib.dmlshim_run(ctypes.byref(flat.call), pointers, mode,
+                                    ctypes.byref(status))

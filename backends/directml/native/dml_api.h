@@ -1,5 +1,6 @@
-/* The DirectML declarations the shim uses, written for libdirectml.so built for Linux (WSL):
- * COM objects are C structs whose first member points at a table of System V functions.
+/* The DirectML declarations the shim uses, for libdirectml.so built for Linux (WSL) and for the
+ * Windows DirectML.dll (mingw-w64, _WIN32): COM objects are C structs whose first member points
+ * at a table of functions (System V calls on Linux, the Microsoft x64 convention on Windows).
  * Names, member order and values follow DirectML.h (DML_TARGET_VERSION 0x6400; the project's
  * docs/spec-notes.md §1 copies the enum values and the DML_BUFFER_TENSOR_DESC layout). */
 #ifndef DMLCONF_DML_API_H
@@ -90,7 +91,16 @@ typedef struct {
     DML_HRESULT (*SetPrivateDataInterface)(T *, const DML_GUID *, void *); \
     DML_HRESULT (*SetName)(T *, const uint16_t *);
 #define DML_CHILD_METHODS(T) DML_OBJECT_METHODS(T) DML_HRESULT (*GetDevice)(T *, const DML_GUID *, void **);
+#ifdef _WIN32
+/* MSVC's member-function ABI: a returned struct comes back through a hidden pointer after `this` */
+#define DML_DISPATCHABLE_METHODS(T) DML_CHILD_METHODS(T) \
+    DML_BINDING_PROPERTIES *(*GetBindingProperties)(T *, DML_BINDING_PROPERTIES *);
+#define DML_BINDING_PROPERTIES_OF(obj, out) ((void)(obj)->v->GetBindingProperties((obj), (out)))
+#else
+/* libdirectml.so (clang, System V): the struct is returned as C returns it */
 #define DML_DISPATCHABLE_METHODS(T) DML_CHILD_METHODS(T) DML_BINDING_PROPERTIES (*GetBindingProperties)(T *);
+#define DML_BINDING_PROPERTIES_OF(obj, out) (*(out) = (obj)->v->GetBindingProperties(obj))
+#endif
 
 typedef struct IDMLDevice IDMLDevice;
 typedef struct IDMLCompiledOperator IDMLCompiledOperator;
@@ -134,7 +144,7 @@ struct IDMLCommandRecorderVtbl { DML_CHILD_METHODS(IDMLCommandRecorder)
     void (*RecordDispatch)(IDMLCommandRecorder *, void *, IDMLDispatchable *, IDMLBindingTable *); };  /* ID3D12CommandList* */
 struct IDMLCommandRecorder { const struct IDMLCommandRecorderVtbl *v; };
 
-/* libdirectml.so's exports */
+/* libdirectml.so's (and DirectML.dll's) export */
 DML_HRESULT DMLCreateDevice1(void *d3d12Device, uint32_t flags, uint32_t minimumFeatureLevel, const DML_GUID *riid, void **ppv);
 
 static const DML_GUID IID_IDMLDevice = {0x6dbd6437, 0x96fd, 0x423f, {0xa9, 0x8c, 0xae, 0x5e, 0x7c, 0x2a, 0x57, 0x3f}};

@@ -1,5 +1,7 @@
-/* The directml backend's native shim: real DirectML (libdirectml.so) on a D3D12 device from
- * vkd3d-proton (D3D12 on Vulkan), on Mesa's lavapipe (Vulkan on the CPU).
+/* The directml backend's native shim: real DirectML on a D3D12 device from vkd3d-proton (D3D12
+ * on Vulkan), on Mesa's lavapipe (Vulkan on the CPU) or another Vulkan driver. Two builds of one
+ * source: libdmlshim.so (Linux's libdirectml.so, loaded through ctypes) and, compiled with
+ * mingw-w64 (_WIN32) into dmlshim-helper.exe with helper.c, the Windows DirectML.dll under Wine.
  *
  * dmlshim_open   creates the D3D12 device, queue, command list and fence, and the DirectML device
  *                (DMLCreateDevice1, IDMLDevice1 for the graph path).
@@ -11,13 +13,24 @@
  *                DXGI_ERROR_UNSUPPORTED) from creation or compilation is a rejection; anything
  *                else is a failure with its HRESULT, the stage and the D3D12 layer's log lines.
  *
- * D3D12 is called through vkd3d-proton's own headers (System V calls; aggregate returns through
- * an explicit pointer, WIDL_C_INLINE_WRAPPERS); DirectML through dml_api.h. Single-threaded. */
+ * D3D12 is called through vkd3d-proton's own headers on Linux (System V calls; aggregate returns
+ * through an explicit pointer, WIDL_C_INLINE_WRAPPERS), mingw-w64's d3d12.h on Windows; DirectML
+ * through dml_api.h. Single-threaded. */
 #define COBJMACROS
+#ifdef _WIN32
+#include <windows.h>
+#include <initguid.h>
+/* d3d12.h's wrappers are `static FORCEINLINE`, and mingw-w64's FORCEINLINE is `extern` in C */
+#undef FORCEINLINE
+#define FORCEINLINE inline __attribute__((always_inline))
+#define WIDL_C_INLINE_WRAPPERS
+#include <d3d12.h>
+#else
 #define WIDL_C_INLINE_WRAPPERS
 #define INITGUID
 #include <vkd3d_windows.h>
 #include <vkd3d_d3d12.h>
+#endif
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,19 +38,22 @@
 #include <string.h>
 #include <time.h>
 
-#include "aggregate_returns.h"
 #include "dml_api.h"
 #include "dmlshim.h"
 
+#ifdef _WIN32
+#define EXPORT                 /* linked into dmlshim-helper.exe */
+#else
+#include "aggregate_returns.h"
 #define EXPORT __attribute__((visibility("default")))
+/* D3D12CreateDevice from libd3d12.so (the forwarder, symbol version VER_1) */
+HRESULT D3D12CreateDevice(IUnknown *adapter, D3D_FEATURE_LEVEL level, REFIID iid, void **device);
+#endif
 #define E_INVALIDARG_ ((int32_t)0x80070057)
 #define DXGI_ERROR_UNSUPPORTED_ ((int32_t)0x887A0004)
 #define GUARD_BYTE 0xA5
 #define GUARD_AFTER 256u
 #define PLACEMENT 256u           /* D3D12 buffer placement; the binding offset is a multiple */
-
-/* D3D12CreateDevice from libd3d12.so (the forwarder, symbol version VER_1) */
-HRESULT D3D12CreateDevice(IUnknown *adapter, D3D_FEATURE_LEVEL level, REFIID iid, void **device);
 
 static ID3D12Device *dev;
 static ID3D12CommandQueue *queue;
@@ -78,9 +94,16 @@ static void mark(const char *what)
 
 static double now(void)
 {
+#ifdef _WIN32
+    LARGE_INTEGER count, frequency;
+    QueryPerformanceCounter(&count);
+    QueryPerformanceFrequency(&frequency);
+    return (double)count.QuadPart / (double)frequency.QuadPart;
+#else
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec + t.tv_nsec * 1e-9;
+#endif
 }
 
 static void say(dmlshim_status *st, const char *fmt, ...)
@@ -176,7 +199,7 @@ EXPORT int dmlshim_open(dmlshim_status *st)
     if (dml)
         return DMLSHIM_OK;
     if (FAILED(hr = D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&dev)))
-        return dev = NULL, fail(st, DMLSHIM_STAGE_DEVICE, hr, "D3D12CreateDevice (vkd3d-proton on lavapipe)");
+        return dev = NULL, fail(st, DMLSHIM_STAGE_DEVICE, hr, "D3D12CreateDevice (vkd3d-proton)");
     if (FAILED(hr = ID3D12Device_CreateCommandQueue(dev, &qd, &IID_ID3D12CommandQueue, (void **)&queue)))
         return fail(st, DMLSHIM_STAGE_DEVICE, hr, "ID3D12Device::CreateCommandQueue");
     if (FAILED(hr = ID3D12Device_CreateCommandAllocator(dev, D3D12_COMMAND_LIST_TYPE_DIRECT,
@@ -188,6 +211,7 @@ EXPORT int dmlshim_open(dmlshim_status *st)
     ID3D12GraphicsCommandList_Close(list);
     if (FAILED(hr = ID3D12Device_CreateFence(dev, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence, (void **)&fence)))
         return fail(st, DMLSHIM_STAGE_DEVICE, hr, "ID3D12Device::CreateFence");
+#ifndef _WIN32
     {   /* one object of each type whose struct-returning methods libdirectml.so may call */
         ID3D12Resource *resource = NULL;
         ID3D12Heap *heap = NULL;
@@ -211,6 +235,7 @@ EXPORT int dmlshim_open(dmlshim_status *st)
         ID3D12Heap_Release(heap);
         ID3D12DescriptorHeap_Release(descriptors);
     }
+#endif
     if (FAILED(hr = DMLCreateDevice1(dev, 0 /* DML_CREATE_DEVICE_FLAG_NONE */, 0x1000 /* 1_0 */,
                                      &IID_IDMLDevice1, (void **)&dml))) {
         dml = NULL;
@@ -472,9 +497,9 @@ EXPORT int dmlshim_run(const dmlshim_call *c, void *const *host, uint32_t mode, 
     CHECK(DMLSHIM_STAGE_INITIALIZER, dml->v->CreateOperatorInitializer(dml, 1, &op, &IID_IDMLOperatorInitializer, (void **)&init),
           "IDMLDevice::CreateOperatorInitializer");
     mark("start");
-    ip = init->v->GetBindingProperties(init);
+    DML_BINDING_PROPERTIES_OF(init, &ip);
     mark("initializer");
-    ep = op->v->GetBindingProperties(op);
+    DML_BINDING_PROPERTIES_OF(op, &ep);
 
     /* D3D12 buffers: one per tensor (guard, the bound bytes, guard), temporary, persistent */
     for (int i = 0; i < 2; ++i) {

@@ -73,4 +73,12 @@ typedef struct dmlshim_status {
 #define DMLSHIM_MODE_COMPILE 0     /* create and compile only (create_operator) */
 #define DMLSHIM_MODE_EXECUTE 1     /* everything; reuses the operator just compiled for the same call */
 
+/* dmlshim-helper.exe's protocol (helper.c says how frames are laid out; helper.py packs them) */
+#define DMLSHIM_REQUEST 0x51484D44u  /* "DMHQ" */
+#define DMLSHIM_ANSWER 0x41484D44u   /* "DMHA" */
+enum dmlshim_command {
+    DMLSHIM_CMD_ABI = 1, DMLSHIM_CMD_OPEN, DMLSHIM_CMD_LEVEL, DMLSHIM_CMD_TYPE, DMLSHIM_CMD_RUN,
+    DMLSHIM_CMD_CLOSE,
+};
+
 #endif
