@@ -260,7 +260,7 @@ def stand_in(tmp_path, monkeypatch):
     def make(abi: int = shim.ABI_VERSION):
         script = tmp_path / "stand_in.py"
         script.write_text(STAND_IN % {"abi": abi})
-        monkeypatch.setattr(helper, "WINE", sys.executable)
+        monkeypatch.setenv("DMLCONF_WINE", sys.executable)
         monkeypatch.setattr(helper, "start_xvfb", lambda: (None, ":0"))
         monkeypatch.setattr(helper, "private_prefix", lambda prefix: None)
         layer = layers.Layer(tmp_path, tmp_path / "icd.json", 0x6400, ("FLOAT32",), "",
@@ -337,7 +337,7 @@ def test_the_vulkan_driver_and_its_vendor_come_from_the_icd_file(tmp_path):
     nvidia = tmp_path / "nvidia_icd.json"
     nvidia.write_text(json.dumps({"ICD": {"library_path": "libGLX_nvidia.so.0",
                                           "api_version": "1.4.312"}}))
-    assert _icd_driver(nvidia) == ("NVIDIA", "NVIDIA GPU", f"NVIDIA Vulkan driver ICD {nvidia} "
+    assert _icd_driver(nvidia) == ("NVIDIA", "GPU", f"NVIDIA Vulkan driver ICD {nvidia} "
                                    "(Vulkan 1.4.312, libGLX_nvidia.so.0)")
     lvp = tmp_path / "lvp_icd.json"
     lvp.write_text("not json")
@@ -661,3 +661,39 @@ def test_the_committed_baseline_names_every_known_finding_of_the_suite(tmp_path,
     assert doc["baseline"]["stale"] == []
     assert [r["id"] for r in doc["results"] if r["status"] == "FAIL" and not r["ambiguous"]] == []
     assert doc["summary"]["XFAIL"] == expected
+
+
+# -- the GPU record (everywhere: from results files) ----------------------------------------------
+def test_the_gpu_record_compares_each_run_with_lavapipe_case_by_case(tmp_path):
+    import lzma
+
+    from backends.directml.gpu import record
+
+    def results(stack, *rows):
+        doc = {"backend": {"environment": {"directml_version": "v", "adapter": stack,
+                                           "driver": "d"}},
+               "summary": {"PASS": 1}, "duration_s": 3.0,
+               "results": [{"id": i, "status": s, "message": m} for i, s, m in rows]}
+        with lzma.open(tmp_path / f"{stack}-directml-linux.json.xz", "wt") as f:
+            json.dump(doc, f)
+
+    why = "expected FAIL (8-bit nearest; docs): "
+    results("lavapipe", ("a/b/c/1", "XFAIL", why + "got 1"), ("a/b/c/2", "QUALITY_WARNING", ""),
+            ("a/b/d/3", "NOT_SUPPORTED", "FLOAT64"), ("a/b/c/4", "FAIL", "got 5"))
+    results("nvidia-h200", ("a/b/c/1", "XFAIL", why + "got 1"), ("a/b/c/2", "PASS", ""),
+            ("a/b/d/3", "PASS", ""), ("a/b/c/4", "FAIL", "got 6"))
+    (tmp_path / "nvidia-h200.txt").write_text("NVIDIA H200, 580\n")
+    text = record.build(tmp_path)
+    assert "## `directml-linux`" in text and "`nvidia-h200`: NVIDIA H200, 580" in text
+    assert "Same status on 2 of 4 cases." in text
+    assert "| `a/b/c` | QUALITY_WARNING | PASS | 1 | `a/b/c/2` |" in text
+    assert "| `a/b/d` | NOT_SUPPORTED | PASS | 1 | `a/b/d/3` |" in text
+    assert "other values (the GPU's arithmetic, or another wrong element): 1, e.g. `a/b/c/4`" \
+        in text
+    assert "| 8-bit nearest | 1 | 1 |" in text
+
+
+def test_the_committed_gpu_record_is_generated_from_the_committed_results():
+    from backends.directml.gpu import record
+
+    assert (ROOT / "docs" / "directml-gpu.md").read_text() == record.build(ROOT / "docs" / "gpu")

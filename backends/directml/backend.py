@@ -169,7 +169,7 @@ def _icd_driver(icd: Path) -> tuple[str, str, str]:
     except (OSError, ValueError, KeyError, TypeError):
         library, api = "", ""
     known = {"lvp": ("Mesa", "lavapipe (Vulkan on the CPU)", "lavapipe"),
-             "nvidia": ("NVIDIA", "NVIDIA GPU", "NVIDIA Vulkan driver")}
+             "nvidia": ("NVIDIA", "GPU", "NVIDIA Vulkan driver")}
     vendor, device, name = next(
         (v for k, v in known.items() if k in (library or icd.name).lower()),
         ("unknown", "a Vulkan device", "Vulkan driver"))

@@ -49,6 +49,17 @@ REQUEST, ANSWER = 0x51484D44, 0x41484D44  # DMLSHIM_REQUEST, DMLSHIM_ANSWER (dml
 CMD_ABI, CMD_OPEN, CMD_LEVEL, CMD_TYPE, CMD_RUN, CMD_CLOSE = range(1, 7)  # enum dmlshim_command
 HEAD = struct.Struct("<IIQ")  # magic, command (a request) or rc (an answer), size
 WINE = "/usr/lib/wine/wine64"  # Debian's: called directly, no wine32 warning
+
+
+def wine() -> str:
+    """The Wine loader: $DMLCONF_WINE (a Wine carried elsewhere: gpu/run.sh), else Debian's."""
+    return os.environ.get("DMLCONF_WINE") or WINE
+
+
+def wineserver() -> str:
+    """The wineserver: $DMLCONF_WINESERVER, else the one on PATH, else Debian's."""
+    return (os.environ.get("DMLCONF_WINESERVER") or shutil.which("wineserver")
+            or "/usr/lib/wine/wineserver64")
 #: DLLs taken from the run folder over Wine's own: vkd3d-proton and the DXCore stub
 DLL_OVERRIDES = "d3d12,d3d12core,dxcore=n;mscoree,mshtml="
 
@@ -171,9 +182,8 @@ def private_prefix(prefix: Path) -> Path:
 
 def stop_wineserver(prefix: Path) -> None:
     """End a prefix's wineserver (and so its desktop and service processes), if it runs."""
-    server = shutil.which("wineserver") or "/usr/lib/wine/wineserver64"
     with contextlib.suppress(OSError, subprocess.SubprocessError):
-        subprocess.run([server, "-k"], env={**os.environ, "WINEPREFIX": str(prefix)},
+        subprocess.run([wineserver(), "-k"], env={**os.environ, "WINEPREFIX": str(prefix)},
                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=30, check=False)
 
@@ -189,6 +199,8 @@ def environment(layer: Layer, prefix: Path, display: str, log: Path) -> dict[str
         "DISPLAY": display, "VK_ICD_FILENAMES": str(layer.icd), "VK_DRIVER_FILES": str(layer.icd),
         "VKD3D_SHADER_CACHE_PATH": "0", "VKD3D_DEBUG": "warn", "VKD3D_LOG_FILE": wine_path(log),
     })
+    if os.environ.get("DMLCONF_WINESERVER"):  # a Wine carried elsewhere: not where it was built
+        env["WINESERVER"] = os.environ["DMLCONF_WINESERVER"]
     return env
 
 
@@ -222,7 +234,7 @@ class Helper(ShimBase):
         self.prefix = private_prefix(Path(self.layer.info["prefix"]))
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(
-                [WINE, str(self.layer.shim)], cwd=self.layer.libdir, stdin=subprocess.PIPE,
+                [wine(), str(self.layer.shim)], cwd=self.layer.libdir, stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=log, bufsize=0, preexec_fn=_die_with_parent,
                 env=environment(self.layer, self.prefix, display, self.vkd3d_log))
         rc, _ = self.request(CMD_ABI)

@@ -23,6 +23,7 @@ setup, per runtime:
 
     python -m backends.directml.setup setup [--runtime wine|linux|all] [--icd PATH]
                                             [--source PATH] [--force] [--jobs N]
+    python -m backends.directml.setup register MANIFEST --libdir DIR [--icd PATH] [--prefix P]
     python -m backends.directml.setup status
 """
 
@@ -436,21 +437,53 @@ def setup(source: str | None, force: bool, jobs: int, wheel: str | None,
                 print(f"[directml setup] the {runtime} runtime FAILED: {exc}", file=sys.stderr)
                 failed.append(runtime)
                 continue
-            layer = replace(built, feature_level=int(str(found["feature_level"]), 0),
-                            data_types=tuple(found["data_types"]),  # type: ignore[arg-type]
-                            info={**built.info, "probe": found,
-                                  "setup_s": round(time.perf_counter() - began, 1),
-                                  "built": time.strftime("%Y-%m-%dT%H:%M:%S")})
-            path = lay.manifest_path(runtime)
-            partial = path.with_suffix(".part")
-            partial.write_text(json.dumps(layer.to_json(), indent=1))
-            partial.replace(path)
+            path = write_manifest(built, found, began)
             say(f"{runtime} ready in {time.perf_counter() - began:.0f} s: DirectML feature level "
                 f"{found['feature_level']}, data types {', '.join(found['data_types'])}; "  # type: ignore
                 f"DEPTH_TO_SPACE1 example {found['depth_to_space1_example']}; manifest {path}")
     say(f"done in {time.perf_counter() - started:.0f} s; run it: dmlconf run --backend "
         + " / ".join(BACKEND_OF[r] for r in runtimes if r not in failed))
     return 1 if failed else 0
+
+
+def write_manifest(built: lay.Layer, found: dict[str, object], began: float) -> Path:
+    """The runtime's manifest, with what its probe found."""
+    layer = replace(built, feature_level=int(str(found["feature_level"]), 0),
+                    data_types=tuple(found["data_types"]),  # type: ignore[arg-type]
+                    info={**built.info, "probe": found,
+                          "setup_s": round(time.perf_counter() - began, 1),
+                          "built": time.strftime("%Y-%m-%dT%H:%M:%S")})
+    path = lay.manifest_path(built.runtime)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".part")
+    partial.write_text(json.dumps(layer.to_json(), indent=1))
+    partial.replace(path)
+    return path
+
+
+def register(manifest: str, libdir: str, icd_path: str | None, prefix: str | None) -> int:
+    """A runtime built elsewhere, moved here (a GPU machine that can build nothing): its
+    manifest from the machine that built it, its files at libdir (and the Wine prefix), probed
+    on this machine's Vulkan driver and written as this cache's manifest."""
+    began = time.perf_counter()
+    try:
+        built = lay.Layer.from_json(json.loads(Path(manifest).read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SetupError(f"{manifest} is no runtime manifest: {exc}") from None
+    info = {k: v for k, v in built.info.items() if k not in ("probe", "setup_s", "built")}
+    if prefix:
+        info["prefix"] = str(Path(prefix).resolve())
+    built = replace(built, libdir=Path(libdir).resolve(), icd=find_icd(icd_path), info=info,
+                    sources_sha256=lay.native_sources_sha256())
+    if not built.shim.is_file():
+        raise SetupError(f"{built.shim} is missing: {libdir} holds no built {built.runtime} "
+                         "runtime")
+    say(f"probing {built.runtime} at {built.libdir} on {built.icd}")
+    found = probe(built)
+    path = write_manifest(built, found, began)
+    say(f"{built.runtime} registered: feature level {found['feature_level']}, DEPTH_TO_SPACE1 "
+        f"example {found['depth_to_space1_example']}; manifest {path}")
+    return 0
 
 
 #: The backend that runs each runtime (conformance/backend.py's BUILTIN)
@@ -505,6 +538,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "`directml-linux`), or all (default)")
     s.add_argument("--icd", help="the Vulkan driver's ICD file to run on (default: lavapipe's), "
                    "e.g. /usr/share/vulkan/icd.d/nvidia_icd.json for an NVIDIA GPU")
+    r = sub.add_parser("register", help="take a runtime built on another machine (its "
+                       "manifest and files), probe it here and write this cache's manifest")
+    r.add_argument("manifest", help="the runtime's layer.json / layer-wine.json from where "
+                   "it was built")
+    r.add_argument("--libdir", required=True, help="where its files are here (lib/ or run/)")
+    r.add_argument("--icd", help="the Vulkan driver's ICD file (default: lavapipe's)")
+    r.add_argument("--prefix", help="the Wine runtime's prefix here")
     sub.add_parser("status", help="say what is present (also: check)")
     sub.add_parser("check", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -512,6 +552,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "setup":
             runtimes = lay.RUNTIMES if args.runtime == "all" else (args.runtime,)
             return setup(args.source, args.force, args.jobs, args.wheel, runtimes, args.icd)
+        if args.command == "register":
+            return register(args.manifest, args.libdir, args.icd, args.prefix)
         return status()
     except SetupError as exc:
         print(f"[directml setup] FAILED: {exc}", file=sys.stderr)

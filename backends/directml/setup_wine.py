@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from backends.directml import layer as lay
-from backends.directml.helper import WINE, start_xvfb
+from backends.directml.helper import start_xvfb, wine, wineserver
 from backends.directml.setup import SetupError, run, say
 
 MINGW_CC = "x86_64-w64-mingw32-gcc"
@@ -70,10 +70,10 @@ def make_prefix(cache: Path, force: bool = False) -> Path:
     try:
         env = {**os.environ, "WINEPREFIX": str(prefix), "WINEDEBUG": "-all", "DISPLAY": display,
                "WINEDLLOVERRIDES": "mscoree,mshtml="}
-        done = subprocess.run([WINE, "wineboot", "-i"], env=env, capture_output=True,
+        done = subprocess.run([wine(), "wineboot", "-i"], env=env, capture_output=True,
                               timeout=600, check=False, stdin=subprocess.DEVNULL)
         # wineboot returns before its wineserver is done writing the registry
-        subprocess.run([shutil.which("wineserver") or "wineserver", "-w"], env=env,
+        subprocess.run([wineserver(), "-w"], env=env,
                        timeout=120, check=False)
     finally:
         xvfb.kill()
