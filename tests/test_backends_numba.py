@@ -56,6 +56,8 @@ print(hits, misses)
 """
 
 
+# a second interpreter compiling nothing: 15-22 s, in CI's certification step
+@pytest.mark.certification
 def test_a_second_process_loads_the_compiled_kernels_from_disk(tmp_path: Path) -> None:
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     cases = str(GENERATED / "large" / "resample.yaml")  # compiles kernels; the rest is the same

@@ -183,6 +183,8 @@ def test_every_committed_case_file_loads_with_unique_ids() -> None:
     assert [c.id for c in load_cases([CASES])] == ids  # load_cases: the same, in file order
 
 
+# every committed case file through jsonschema: 20-30 s, CI's certification step
+@pytest.mark.certification
 def test_every_committed_case_validates_against_the_schema_file() -> None:
     schema = json.loads(SCHEMA.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)

@@ -42,6 +42,8 @@ VENDOR = textwrap.dedent('''
 
 
 # -- run ----------------------------------------------------------------------------------------
+# the whole committed suite through the CLI: 14-16 s, in CI's certification step
+@pytest.mark.certification
 def test_run_on_the_committed_cases_exits_0_and_writes_the_json(
         tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
     code, doc = dmlconf("--cases", str(CASES))

@@ -279,6 +279,8 @@ REJECTED = [
 ]
 
 
+# each wrong implementation over its subset of the suite: 10-25 s each, CI's certification step
+@pytest.mark.certification
 @pytest.mark.parametrize(("backend", "subset", "what"), REJECTED,
                          ids=[b.__name__ for b, _, _ in REJECTED])
 def test_wrong_implementation_fails(backend: type[Backend], subset: str, what: str) -> None:

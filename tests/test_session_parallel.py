@@ -133,6 +133,8 @@ def test_a_shard_of_an_empty_share_is_an_empty_document(tmp_path: Path) -> None:
         [c for c in cases if c.id == "documented/depth_to_space/example"])
 
 
+# the whole committed suite in two shards: 13-20 s, in CI's certification step
+@pytest.mark.certification
 def test_two_shards_of_the_suite_have_no_verdict_and_merge_into_a_conformant_run(
         tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
     # Each shard covers a part of every mustpass list (docs/mustpass.md); merged, all of it.
