@@ -117,6 +117,8 @@ def _space_channels(case: Case) -> int:
     return call.tensors[space].sizes[1]
 
 
+# a wrong backend over every offsets case: 7-12 s, in CI's certification step
+@pytest.mark.certification
 def test_offsets_catch_an_ignored_input_offset() -> None:
     results = run("offsets", fb.IgnoresInputOffsetBackend, "offsets-third")
     cases = by_id("offsets")

@@ -41,6 +41,8 @@ def slow_run(out: Path) -> tuple[subprocess.Popen[str], list[str]]:
     return proc, args
 
 
+# two whole runs at once: 10 s, in CI's certification step
+@pytest.mark.certification
 def test_a_second_run_on_the_same_results_file_is_refused_naming_the_first(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "r.json"
@@ -67,6 +69,8 @@ def test_a_second_run_on_the_same_results_file_is_refused_naming_the_first(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]  # lock and journal gone
 
 
+# a whole run killed and resumed: 20 s, in CI's certification step
+@pytest.mark.certification
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_a_run_killed_with_sigkill_releases_its_lock_and_resumes(
         tmp_path: Path, dmlconf: Dmlconf) -> None:
