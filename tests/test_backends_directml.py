@@ -322,12 +322,12 @@ def test_the_debian_mirror_comes_from_the_machines_apt_sources(tmp_path):
     from backends.directml.setup import debian_mirror
 
     deb822 = tmp_path / "debian.sources"
-    deb822.write_text("Types: deb\nURIs: http://mirror.example/debian-security\nSuites: x\n\n"
-                      "Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm\n")
+    deb822.write_text("Types: deb\nURIs: file:/srv/mirror/debian-security\nSuites: x\n\n"
+                      "Types: deb\nURIs: file:/srv/mirror/debian\nSuites: bookworm\n")
     one_line = tmp_path / "sources.list"
-    one_line.write_text("# comment\ndeb http://other.example/debian bookworm main\n")
-    assert debian_mirror([deb822]) == "http://mirror.example/debian"
-    assert debian_mirror([tmp_path / "missing", one_line]) == "http://other.example/debian"
+    one_line.write_text("# comment\ndeb file:/srv/other/debian bookworm main\n")
+    assert debian_mirror([deb822]) == "file:/srv/mirror/debian"
+    assert debian_mirror([tmp_path / "missing", one_line]) == "file:/srv/other/debian"
     assert debian_mirror([]) is None
 
 

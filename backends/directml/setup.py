@@ -307,21 +307,41 @@ def build_vkd3d_proton(cache: Path, source: Path | None, jobs: int, force: bool,
 
 
 # -- the shim -----------------------------------------------------------------------------------
+#: Where each runtime's built files go in the cache: <top>/<key>/<leaf>
+RUNTIME_FOLDERS = {lay.LINUX: ("layer", "lib"), lay.WINE: ("wine", "run")}
+
+
+def runtime_folder(cache: Path, runtime: str, directml: Path, vkd3d: Path, force: bool,
+                   compiler: str | None, install: str) -> tuple[Path, bool]:
+    """A runtime's folder, keyed by the shim's sources, the vkd3d-proton build and the pinned
+    DirectML library, and whether it is already built. When it is not (or force), it is emptied
+    and given the DirectML library (under its pinned name) and vkd3d-proton's libraries, for the
+    shim to be built beside them with compiler (install: the Debian package that has it)."""
+    pin = lay.PINS[runtime]
+    top, leaf = RUNTIME_FOLDERS[runtime]
+    key = hashlib.sha256((lay.native_sources_sha256() + str(vkd3d) + pin.md5).encode())
+    folder = cache / top / key.hexdigest()[:16] / leaf
+    if (folder / lay.SHIMS[runtime]).is_file() and not force:
+        return folder, True
+    if not compiler:
+        raise SetupError(f"no C compiler for the {runtime} runtime; as root: apt-get install "
+                         f"-y {install}")
+    shutil.rmtree(folder.parent, ignore_errors=True)
+    folder.mkdir(parents=True)
+    shutil.copy2(directml, folder / pin.name)
+    for lib in (vkd3d / "lib").iterdir():
+        shutil.copy2(lib, folder)
+    return folder, False
+
+
 def build_shim(cache: Path, directml: Path, vkd3d: Path, force: bool) -> Path:
     """layer/<key>/lib: the libraries the backend loads, the shim built with the system compiler."""
-    key = hashlib.sha256((lay.native_sources_sha256() + str(vkd3d) + lay.DIRECTML_MD5).encode())
-    libdir = cache / "layer" / key.hexdigest()[:16] / "lib"
-    if (libdir / lay.SHIM).is_file() and not force:
+    cc = shutil.which("cc") or shutil.which("gcc")
+    libdir, built = runtime_folder(cache, lay.LINUX, directml, vkd3d, force, cc,
+                                   "build-essential")
+    if built:
         say(f"shim: present ({libdir})")
         return libdir
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        raise SetupError("no C compiler; as root: apt-get install -y build-essential")
-    shutil.rmtree(libdir.parent, ignore_errors=True)
-    libdir.mkdir(parents=True)
-    shutil.copy2(directml, libdir / "libdirectml.so")
-    for lib in (vkd3d / "lib").iterdir():
-        shutil.copy2(lib, libdir)
     n = lay.NATIVE
     flags = ["-shared", "-fPIC", "-O2", "-Wall", "-Werror"]
     say(f"shim: {cc} -> {libdir}")

@@ -13,7 +13,6 @@ them in order with the steps both runtimes share):
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from backends.directml import layer as lay
 from backends.directml.helper import start_xvfb, wine, wineserver
-from backends.directml.setup import SetupError, run, say
+from backends.directml.setup import SetupError, run, runtime_folder, say
 
 MINGW_CC = "x86_64-w64-mingw32-gcc"
 
@@ -30,20 +29,13 @@ MINGW_CC = "x86_64-w64-mingw32-gcc"
 def build_run_folder(cache: Path, dll: Path, vkd3d: Path, force: bool) -> Path:
     """wine/<key>/run: everything the helper process loads, keyed by the shim's sources, the
     vkd3d-proton build and the DLL."""
-    key = hashlib.sha256((lay.native_sources_sha256() + str(vkd3d) + lay.DLL_MD5).encode())
-    folder = cache / "wine" / key.hexdigest()[:16] / "run"
+    cc = shutil.which(MINGW_CC)
+    folder, built = runtime_folder(cache, lay.WINE, dll, vkd3d, force, cc,
+                                   "gcc-mingw-w64-x86-64")
     helper = folder / lay.SHIMS[lay.WINE]
-    if helper.is_file() and not force:
+    if built:
         say(f"helper: present ({folder})")
         return folder
-    cc = shutil.which(MINGW_CC)
-    if not cc:
-        raise SetupError(f"no {MINGW_CC}; as root: apt-get install -y gcc-mingw-w64-x86-64")
-    shutil.rmtree(folder.parent, ignore_errors=True)
-    folder.mkdir(parents=True)
-    shutil.copy2(dll, folder / "DirectML.dll")
-    for lib in (vkd3d / "lib").iterdir():
-        shutil.copy2(lib, folder)
     n = lay.NATIVE
     flags = ["-O2", "-Wall", "-Werror"]
     say(f"helper: {MINGW_CC} -> {folder}")
