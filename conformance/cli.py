@@ -222,6 +222,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             or int(bool(session.load_errors)))
 
 
+def _first(cases: str | list[str]) -> str:
+    """A baseline entry's pattern, or the first of its list (results' `cases`)."""
+    return cases if isinstance(cases, str) else f"{cases[0]}, ..."
+
+
 def _print_summary(doc: dict, found: list[Result], json_path: str, took: str) -> None:
     """took: how long, e.g. "38.2 s (loading 33.1 s, running 5.1 s)": the wall time from the
     command's start, loading included."""
@@ -261,11 +266,13 @@ def _print_summary(doc: dict, found: list[Result], json_path: str, took: str) ->
         for case_id in known["xpass"]:
             print(f"  XPASS {case_id}: passed, but the baseline {known['path']} expects a failure")
         for e in known["stale"]:
-            print(f"  stale baseline entry {e['cases']!r} ({e['status']}): {e['why']}")
+            what = (f"pattern {e['pattern']!r} of the entry of {len(e['cases'])} patterns"
+                    if "pattern" in e else f"entry {e['cases']!r}")
+            print(f"  stale baseline {what} ({e['status']}): {e['why']}")
         elsewhere = known.get("not_applying", [])
         if elsewhere:
             print(f"  {counted(len(elsewhere), 'baseline entry', 'baseline entries')} not for "
-                  f"this run, e.g. {elsewhere[0]['cases']!r}: {elsewhere[0]['why']}")
+                  f"this run, e.g. {_first(elsewhere[0]['cases'])!r}: {elsewhere[0]['why']}")
     if doc["load_errors"]:
         problems = counted(len(doc["load_errors"]), "case file problem")
         print(f"  INCOMPLETE: {problems}; their cases were not run, so no verdict stands:")

@@ -134,6 +134,7 @@ def test_stale_entries_by_no_match_and_by_expiry(
         - {cases: "documented/depth_to_space1/*", status: FAIL, reason: live}
         - {cases: no/such/case, status: ERROR, reason: fixed long ago}
         - {cases: space_to_depth1, status: FAIL, reason: old, expires: 2000-01-01}
+        - {cases: ["documented/depth_to_space1/*", no/such/group], status: FAIL, reason: two}
         """)
     code, doc = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path))
     assert code == 1  # an expired entry expects nothing: its cases FAIL again
@@ -146,10 +147,43 @@ def test_stale_entries_by_no_match_and_by_expiry(
         {"cases": "space_to_depth1", "status": "FAIL", "reason": "old", "issue": None,
          "expires": "2000-01-01", "when": {}, "waiver": False,
          "why": "expired on 2000-01-01"},
+        {"cases": ["documented/depth_to_space1/*", "no/such/group"], "pattern": "no/such/group",
+         "status": "FAIL", "reason": "two", "issue": None, "expires": None, "when": {},
+         "waiver": False, "why": "matches no case"},
     ]
     out = capsys.readouterr().out
+    assert ("stale baseline pattern 'no/such/group' of the entry of 2 patterns (FAIL): "
+            "matches no case") in out
     assert "stale baseline entry 'no/such/case' (ERROR): matches no case" in out
     assert "expired on 2000-01-01" in out
+
+
+def test_one_finding_names_its_case_groups_and_each_group_goes_stale_alone() -> None:
+    """docs/baselines.md: `cases` may be a list; a case is covered by any one pattern, and a
+    pattern that matches no case is stale on its own (the group no longer fails)."""
+    known = baseline.parse("- cases: [t/int8/*, t/uint8/*, gone/*]\n"
+                           "  status: FAIL\n  reason: floor(c)\n")
+    (entry,) = known.entries
+    assert entry.cases == ("t/int8/*", "t/uint8/*", "gone/*")
+    assert entry.covers("t/uint8/x") and not entry.covers("t/float32/x")
+    found = [Result(id="t/int8/a", status="FAIL", message="m"),
+             Result(id="t/uint8/a", status="FAIL", message="m"),
+             Result(id="t/float32/a", status="FAIL", message="m")]
+    applied = baseline.apply(known, found)
+    assert [r.status for r in applied.results] == ["XFAIL", "XFAIL", "FAIL"]
+    assert applied.results[0].message == "expected FAIL (floor(c)): m"
+    assert [(s["cases"], s["pattern"], s["why"]) for s in applied.stale] == [
+        (["t/int8/*", "t/uint8/*", "gone/*"], "gone/*", "matches no case")]
+    # a pattern that matched a passing case (XPASS) is not stale: it matched
+    fixed = baseline.apply(known, [Result(id="t/int8/a", status="PASS")])
+    assert fixed.xpass == ["t/int8/a"]
+    assert [s["pattern"] for s in fixed.stale] == ["t/uint8/*", "gone/*"]
+    # across shards a pattern is stale only where it matched in none
+    one = baseline.apply(known, found[:1]).to_json("b.yaml")
+    two = baseline.apply(known, found[1:]).to_json("b.yaml")
+    assert [s["pattern"] for s in one["stale"]] == ["t/uint8/*", "gone/*"]
+    assert [s["pattern"] for s in two["stale"]] == ["t/int8/*", "gone/*"]
+    assert [s["pattern"] for s in baseline.join([one, two])["stale"]] == ["gone/*"]
 
 
 def test_expiry_is_compared_with_the_date_given() -> None:
@@ -193,6 +227,9 @@ def test_a_timeout_entry_expects_a_timeout_only() -> None:
     ("- {cases: a, status: FAIL}", "entry 1 (cases 'a'): missing required key 'reason'"),
     ("- {status: FAIL, reason: r}", "entry 1: missing required key 'cases'"),
     ("- {cases: '', status: FAIL, reason: r}", "'cases' must be a non-empty id pattern"),
+    ("- {cases: [], status: FAIL, reason: r}", "or a non-empty list of them, not []"),
+    ("- {cases: [a, 3], status: FAIL, reason: r}", "entry 1 (cases 'a', ...): 'cases' must be"),
+    ("- {cases: [a, b, a], status: FAIL, reason: r}", "'cases' lists 'a' twice"),
     ("- {cases: a, status: FAIL, reason: r}\n- {cases: b, status: PASS, reason: r}",
      "entry 2 (cases 'b'): 'status' must be FAIL, ERROR or TIMEOUT, not 'PASS'"),
     ("- {cases: a, status: FAIL, reason: ''}", "'reason' must be non-empty text"),

@@ -70,8 +70,8 @@ def test_the_documented_tags_example_applies_where_its_tags_match() -> None:
     applied = baseline.apply(tagged, found, tags=amd)
     assert [r.status for r in applied.results] == ["XFAIL", "FAIL"]
     assert [(e["cases"], e["why"]) for e in applied.not_applying] == [
-        (nearest.cases, "not for this run: " + str(nearest.not_here(amd)))]
-    assert [e["cases"] for e in applied.stale] == [half.cases]  # applies here, matched nothing
+        (nearest.shown, "not for this run: " + str(nearest.not_here(amd)))]
+    assert [e["cases"] for e in applied.stale] == [half.shown]  # applies here, matched nothing
 
 
 def test_the_documented_waiver_example_is_a_waiver() -> None:
@@ -80,12 +80,12 @@ def test_the_documented_waiver_example_is_a_waiver() -> None:
     (w,) = waivers.entries
     assert (w.waiver, w.expires, w.issue) == (True, dt.date(2099, 12, 31),
                                               "https://example.com/driver/issues/1234")
-    applied = baseline.apply(waivers, [fail(w.cases)], tags=LINUX_DML)
+    applied = baseline.apply(waivers, [fail(w.cases[0])], tags=LINUX_DML)
     (r,) = applied.results
-    assert r.status == "XFAIL" and applied.waived == [w.cases] and applied.expected == []
+    assert r.status == "XFAIL" and applied.waived == [w.cases[0]] and applied.expected == []
     assert r.message == (f"waived FAIL ({w.reason}; {w.issue}; waived until 2099-12-31): "
                          "OutputTensor: 1 of 4 differ")
-    assert r.waiver == {"cases": w.cases, "reason": w.reason, "issue": w.issue,
+    assert r.waiver == {"cases": w.shown, "reason": w.reason, "issue": w.issue,
                         "expires": "2099-12-31"}
 
 
@@ -403,7 +403,7 @@ def test_a_baseline_from_before_tags_parses_and_applies_everywhere() -> None:
         """))
     (e,) = old.entries
     assert (e.when, e.waiver) == ((), False)
-    assert e.to_json() == {"cases": e.cases, "status": "FAIL", "reason": "linear edges",
+    assert e.to_json() == {"cases": e.shown, "status": "FAIL", "reason": "linear edges",
                            "issue": "https://example.com/1", "expires": "2099-01-01",
                            "when": {}, "waiver": False}
     found = [fail("generated/offsets/linear/all-axes/float16/1")]
@@ -413,26 +413,39 @@ def test_a_baseline_from_before_tags_parses_and_applies_everywhere() -> None:
 
 
 def test_the_lavapipe_baseline_is_for_the_directml_builds_it_names() -> None:
-    """One file for both DirectML builds: each entry is for the builds it FAILed on (`when:`
-    directml_version, as each backend reports it), and applies to a run of those only."""
+    """One file for both DirectML builds, their graph paths, lavapipe and NVIDIA: one entry per
+    finding and the runs it is of (`when:` directml_version as each backend reports it, and
+    vendor / backend where it was measured absent elsewhere). Applied to the committed NVIDIA
+    record of the Linux build (docs/gpu), it gives back exactly that run's failures."""
+    import lzma
+
     from backends.directml import layer
 
     new = (f"{layer.DLL_VERSION} (DirectML.dll of {layer.DLL_WHEEL_REQUIREMENT}, under Wine)")
     old = f"libdirectml.so of {layer.WHEEL_REQUIREMENT}"
     lavapipe = baseline.load(ROOT / "backends" / "directml" / "baseline-lavapipe.yaml")
     assert lavapipe.entries and not any(e.waiver for e in lavapipe.entries)
-    assert {tag for e in lavapipe.entries for tag, _ in e.when} == {"directml_version"}
-    assert {v for e in lavapipe.entries for _, values in e.when for v in values} == {new, old}
-    # one case per entry (an exact pattern: the id, or its last character in brackets)
-    found = [fail(re.sub(r"\[(.)\]$", r"\1", e.cases)) for e in lavapipe.entries]
-    for version in (new, old):
-        mine = [e for e in lavapipe.entries if version in dict(e.when)["directml_version"]]
-        tags = baseline.run_tags("directml", [], {"directml_version": version}, os_name="Linux")
-        here = baseline.apply(lavapipe, found, tags=tags)
-        assert sum(r.status == "XFAIL" for r in here.results) == len(mine) > 0
-        assert len(here.not_applying) == len(lavapipe.entries) - len(mine)
+    assert len(lavapipe.entries) < 10  # findings, not cases
+    assert {tag for e in lavapipe.entries for tag, _ in e.when} <= {"directml_version",
+                                                                    "vendor", "backend"}
+    assert {v for e in lavapipe.entries for v in dict(e.when)["directml_version"]} == {new, old}
+    with lzma.open(ROOT / "docs" / "gpu" / "nvidia-h200-directml-linux.json.xz", "rt") as f:
+        doc = json.load(f)
+    failing = {r["id"] for r in doc["results"] if r["status"] in ("FAIL", "XFAIL")
+               and not r.get("ambiguous")}
+    found = [Result(id=r["id"], status="FAIL" if r["id"] in failing else r["status"])
+             for r in doc["results"]]
+    tags = baseline.run_tags("directml-linux", [], doc["backend"]["environment"],
+                             os_name="Linux")
+    here = baseline.apply(lavapipe, found, tags=tags)
+    assert set(here.expected) == failing and len(failing) == 523
+    assert here.xpass == [] and here.stale == []
+    assert {why for e in here.not_applying for why in [e["why"]]} == {
+        f"not for this run: directml_version {new!r} (this run: {old!r})",
+        "not for this run: backend 'directml-graph' or 'directml-linux-graph' (this run: "
+        "'directml-linux'); vendor 'Mesa' (this run: 'NVIDIA')"}
     there = baseline.apply(lavapipe, found, tags=baseline.run_tags("numpy", os_name="Linux"))
-    assert {r.status for r in there.results} == {"FAIL"} and there.stale == []
+    assert here.expected and not any(r.status == "XFAIL" for r in there.results)
     assert len(there.not_applying) == len(lavapipe.entries)
 
 

@@ -4,11 +4,13 @@ torch-directml's libdirectml.so, `directml-linux`) on the whole committed suite 
 anything new.
 
 Every mandatory FAIL of a run is classified by its cause (docs/directml-linux.md, spec-notes
-§9); a FAIL with no known cause is refused, so the baseline cannot swallow a new finding. Each
-entry names one case exactly (a glob with no wildcard, or a substring that is no other case's),
-so a new FAIL elsewhere still fails the run, and says which DirectML builds it is of (`when:`
-directml_version, the version each run's backend reported), so that one file serves both builds
-and their graph paths.
+§9); a FAIL with no known cause is refused, so the baseline cannot swallow a new finding. A run
+is one results file of one backend (build, path) on one Vulkan driver; the file is made from all
+the runs measured, so that one file serves both builds, their graph paths, lavapipe and a GPU.
+Each entry is one finding (a cause) and the runs it fails on (`when:` directml_version, and the
+vendor or backends where it was measured absent on another one), its cases as patterns that
+match those cases only among the committed ones, so a new FAIL elsewhere still fails the run.
+The entries are checked to give back each run's failures exactly.
 
     python -m backends.directml.baseline RESULTS.json... [--out PATH] [--cases PATH]...
 """
@@ -18,11 +20,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import results
-from conformance.casefile import Case, load_cases
+from conformance.casefile import Case, id_matches, load_cases
+from conformance.results import Result
+from conformance.results import baseline as baselines
 
 HERE = Path(__file__).resolve().parent
 DEFAULT = HERE / "baseline-lavapipe.yaml"
@@ -35,6 +41,9 @@ CAUSES = {
     "linear-edges": "linear resampling with non-zero pixel offsets differs from the clamped "
                     "formula at and beyond the input's edges, depending on the output size; "
                     f"{DOC}, FAIL 68 + 56",
+    "nan-quieting": "float16 signalling NaNs come back quiet (payload kept) through the graph "
+                    "path's NHWC-strided DEPTH_TO_SPACE1 / SPACE_TO_DEPTH1 on lavapipe (PASS on "
+                    f"NVIDIA: the Vulkan driver's conversion, not DirectML's); {DOC}, graph path",
     "antialias": "RESAMPLE3's antialiased linear downscale (1/Scale > 2) weighs the inputs "
                  "with no stretched triangle (one-hot, steps of 0.2, negative weights); "
                  f"{DOC}, RESAMPLE3 on DirectML 1.15.4",
@@ -46,7 +55,8 @@ def cause(case: Case) -> str | None:
     RESAMPLE / RESAMPLE1 finding only: RESAMPLE2's 8-bit floor and ceil are right (a FAIL there
     would be new), though a case comparing RESAMPLE1 with RESAMPLE2 inherits RESAMPLE1's.
     RESAMPLE3's antialiased linear downscale is its own finding; RESAMPLE3's other linear calls
-    are RESAMPLE2's bit for bit on DirectML 1.15.4 (measured), so they share its linear one."""
+    are RESAMPLE2's bit for bit on DirectML 1.15.4 (measured), so they share its linear one.
+    float16 NaN quieting is the driver's (lavapipe's; the entries' `when:` says where)."""
     modes = {named.call.attributes.get("InterpolationMode") for named in case.calls} - {None}
     types = {d.data_type.name for named in case.calls for d in named.call.tensors.values()}
     operators = {named.call.operator for named in case.calls}
@@ -60,6 +70,8 @@ def cause(case: Case) -> str | None:
         return "nearest-8bit"
     if modes == {"LINEAR"}:
         return "linear-edges"
+    if types == {"FLOAT16"} and operators <= {"DEPTH_TO_SPACE1", "SPACE_TO_DEPTH1"}:
+        return "nan-quieting"
     return None
 
 
@@ -71,47 +83,141 @@ def exact(case_id: str, all_ids: Sequence[str]) -> str:
     return f"{case_id[:-1]}[{case_id[-1]}]"
 
 
+def patterns(group: set[str], all_ids: Sequence[str]) -> list[str]:
+    """Patterns (the -k syntax) that together match exactly the group's ids among all_ids: each
+    id under the widest folder `a/b/*` whose every case is in the group (else the id exactly),
+    then patterns that differ in one folder merged into one with `*` there wherever the merged
+    pattern still matches only the group's ids."""
+    under: Counter[str] = Counter()
+    mine: Counter[str] = Counter()
+    for counts, ids in ((under, all_ids), (mine, group)):
+        for case_id in ids:
+            parts = case_id.split("/")
+            counts.update("/".join(parts[:k]) for k in range(1, len(parts)))
+    chosen = set()
+    for case_id in group:
+        parts = case_id.split("/")
+        folder = next((f for f in ("/".join(parts[:k]) for k in range(1, len(parts)))
+                       if under[f] == mine[f]), None)
+        chosen.add(f"{folder}/*" if folder else exact(case_id, all_ids))
+
+    def only_group(pattern: str) -> bool:
+        return all(i in group for i in all_ids if id_matches(i, pattern))
+
+    merged = True
+    while merged:
+        merged = False
+        buckets: dict[tuple[int, tuple[str, ...]], list[str]] = {}
+        for pattern in sorted(chosen):
+            parts = pattern.split("/")
+            for j in range(len(parts) - 1):
+                if parts[j] != "*":
+                    buckets.setdefault((j, (*parts[:j], "*", *parts[j + 1:])), []).append(pattern)
+        for (_, parts), members in buckets.items():
+            wider = "/".join(parts)
+            if len(members) > 1 and set(members) <= chosen and only_group(wider):
+                chosen = (chosen - set(members)) | {wider}
+                merged = True
+    return sorted(chosen)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One results file of a directml backend: the tags baseline entries match on, and the ids
+    that failed (a mandatory FAIL, or an XFAIL of one) and passed there."""
+    backend: str
+    environment: dict
+    failing: frozenset[str]
+    passing: frozenset[str]
+
+    @property
+    def tags(self) -> dict[str, str]:
+        return baselines.run_tags(self.backend, [], self.environment, os_name="Linux")
+
+    @classmethod
+    def of(cls, doc: dict) -> Run:
+        backend = doc.get("backend") or {}
+        environment = backend.get("environment") or {}
+        if not environment.get("directml_version"):
+            raise ValueError(f"a results file of backend {backend.get('name')!r} does not say "
+                             "its directml_version: is it a directml run?")
+        mandatory = [r for r in doc["results"] if not r.get("ambiguous")]
+        return cls(backend["name"], environment,
+                   frozenset(r["id"] for r in mandatory if r["status"] == "FAIL" or (
+                       r["status"] == "XFAIL" and r.get("message", "").startswith(
+                           "expected FAIL"))),
+                   frozenset(r["id"] for r in mandatory if r["status"] in baselines.PASSED))
+
+
+#: The tags an entry names besides directml_version, where the finding was measured absent on
+#: a run of another value (a finding of one stack, or of one path, only).
+NARROWING = ("vendor", "backend")
+
+
+def when(case_id: str, runs: Sequence[Run]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The `when:` of a case's entry: the DirectML builds it fails on, and the vendors or the
+    backends (operator or graph path) it fails on where it passed on another one of a build it
+    fails on."""
+    fails = [r for r in runs if case_id in r.failing]
+    versions = {r.tags["directml_version"] for r in fails}
+    tags = [("directml_version", tuple(sorted(versions)))]
+    for tag in NARROWING:
+        failing = {r.tags.get(tag, "") for r in fails}
+        if any(r.tags.get(tag, "") not in failing for r in runs
+               if case_id in r.passing and r.tags["directml_version"] in versions):
+            tags.append((tag, tuple(sorted(failing))))
+    return tuple(tags)
+
+
 def build(docs: Sequence[dict], cases: Sequence[Case]) -> str:
-    """The baseline YAML for results documents of the directml backends (one per build)."""
+    """The baseline YAML for results documents of the directml backends (each build, each
+    stack, each path where it was measured): one entry per finding and `when:`, its cases as
+    patterns. The entries are checked to give back exactly each run's failures."""
     by_id = {c.id: c for c in cases}
     ids = list(by_id)
-    builds: dict[str, set[str]] = {}  # case id -> the DirectML versions it FAILs on
-    for doc in docs:
-        version = ((doc.get("backend") or {}).get("environment") or {}).get("directml_version")
-        if not version:
-            raise ValueError(f"a results file of backend {doc.get('backend', {}).get('name')!r} "
-                             "does not say its directml_version: is it a directml run?")
-        failing = [r for r in doc["results"] if r["status"] == "FAIL" and not r.get("ambiguous")]
-        unknown = [r["id"] for r in failing
-                   if r["id"] not in by_id or cause(by_id[r["id"]]) is None]
+    runs = [Run.of(doc) for doc in docs]
+    for run in runs:
+        unknown = sorted(i for i in run.failing if i not in by_id or cause(by_id[i]) is None)
         if unknown:
             raise ValueError(f"{results.counted(len(unknown), 'FAIL')} with no known cause on "
-                             f"{version} (a new finding: investigate, do not baseline): "
-                             f"{', '.join(unknown[:10])}")
-        for r in failing:
-            builds.setdefault(r["id"], set()).add(version)
+                             f"{run.tags['directml_version']} ({run.backend}; a new finding: "
+                             f"investigate, do not baseline): {', '.join(unknown[:10])}")
+    groups: dict[tuple[str, tuple], set[str]] = {}
+    for case_id in set().union(*(r.failing for r in runs)):
+        groups.setdefault((cause(by_id[case_id]), when(case_id, runs)), set()).add(case_id)
     lines = ["# GENERATED by `python -m backends.directml.baseline` from the results files of",
-             "# `dmlconf run --backend directml` and `--backend directml-linux`: the known",
-             "# findings of real DirectML (DirectML.dll 1.15.4 under Wine; torch-directml",
-             "# 0.2.5.dev240914's libdirectml.so) on vkd3d-proton 2.14.1 and Mesa lavapipe, one",
-             f"# entry per case. Why each fails: {DOC}. A FAIL not listed here fails CI.",
-             "# Each entry is for the DirectML builds it FAILed on (when: directml_version,",
-             "# docs/baselines.md), on the operator and the graph path alike.",
+             "# the directml backends (DirectML.dll 1.15.4 under Wine; torch-directml",
+             "# 0.2.5.dev240914's libdirectml.so; their graph paths) on vkd3d-proton 2.14.1, on",
+             "# Mesa lavapipe and where measured an NVIDIA GPU (docs/directml-gpu.md): one entry",
+             f"# per finding and the runs it is of, its cases as patterns. Why each fails: {DOC}.",
+             "# A FAIL not listed here fails CI. `when:` names the DirectML builds a finding",
+             "# FAILs on, and the vendor or backends only where it was measured absent elsewhere",
+             "# (docs/baselines.md).",
              "expected_failures:"]
-    anchors: dict[tuple[str, ...], str] = {}
-    for r_id in sorted(builds, key=lambda i: (cause(by_id[i]), i)):
-        versions = tuple(sorted(builds[r_id]))
-        if versions in anchors:
-            when = f"*{anchors[versions]}"
-        else:
-            anchors[versions] = f"build{len(anchors) + 1}"
-            tag = json.dumps(versions[0]) if len(versions) == 1 else json.dumps(list(versions))
-            when = f"&{anchors[versions]} {{directml_version: {tag}}}"
-        lines += [f"  - cases: {json.dumps(exact(r_id, ids))}",
+    for (reason, tags), group in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1])):
+        lines += ["  - cases:", *(f"      - {json.dumps(p)}" for p in patterns(group, ids)),
                   "    status: FAIL",
-                  f"    reason: {json.dumps(CAUSES[cause(by_id[r_id])])}",  # type: ignore
-                  f"    when: {when}"]
-    return "\n".join(lines) + "\n"
+                  f"    reason: {json.dumps(CAUSES[reason])}",
+                  f"    # {results.counted(len(group), 'case')}",
+                  "    when:", *(f"      {tag}: {json.dumps(list(values))}"
+                                 for tag, values in tags)]
+    text = "\n".join(lines) + "\n"
+    check(baselines.parse(text), runs)
+    return text
+
+
+def check(known: baselines.Baseline, runs: Sequence[Run]) -> None:
+    """Refuse a baseline that does not give back exactly each run's failures as XFAIL (none
+    else: no XPASS, no stale pattern)."""
+    for run in runs:
+        found = [Result(i, "FAIL") for i in sorted(run.failing)] + [
+            Result(i, "PASS") for i in sorted(run.passing)]
+        applied = baselines.apply(known, found, tags=run.tags)
+        wrong = sorted(set(applied.expected) ^ run.failing) + applied.xpass
+        if wrong or applied.stale:
+            raise ValueError(f"the entries do not give back the failures of {run.backend} on "
+                             f"{run.tags['directml_version']}: {', '.join(wrong[:10])} "
+                             f"{applied.stale[:1]}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

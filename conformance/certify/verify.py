@@ -29,7 +29,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from conformance import __version__, report
-from conformance.casefile import id_matches
 from conformance.certify.bundle import (
     BASELINE,
     ENVIRONMENT,
@@ -120,7 +119,7 @@ def waiver_problem(case_id: str, entries: Sequence[Any], run_date: dt.date) -> s
     """Why an XFAIL of case_id is not allowed by the baseline's entries, or None: a waiver
     entry (a truthy `waiver`) covering the case, with a reason and an expiry not before the
     run's date. An expected failure that is no waiver does not do."""
-    covering = [e for e in entries if id_matches(case_id, e.cases)]
+    covering = [e for e in entries if e.covers(case_id)]
     waivers = [e for e in covering if getattr(e, "waiver", False)]
     if not waivers:
         if covering:
@@ -134,11 +133,11 @@ def waiver_problem(case_id: str, entries: Sequence[Any], run_date: dt.date) -> s
         reason = getattr(e, "reason", "")
         expires = getattr(e, "expires", None)
         if not (isinstance(reason, str) and reason.strip()):
-            why.append(f"waiver entry {e.number} ({e.cases!r}) gives no reason")
+            why.append(f"waiver entry {e.number} ({e.shown!r}) gives no reason")
         elif expires is None:
-            why.append(f"waiver entry {e.number} ({e.cases!r}) has no expiry")
+            why.append(f"waiver entry {e.number} ({e.shown!r}) has no expiry")
         elif expires < run_date:
-            why.append(f"waiver entry {e.number} ({e.cases!r}) expired on "
+            why.append(f"waiver entry {e.number} ({e.shown!r}) expired on "
                        f"{expires.isoformat()}, before the run of {run_date.isoformat()}")
         else:
             return None

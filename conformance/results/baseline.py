@@ -58,7 +58,9 @@ class BaselineError(ValueError):
 @dataclass(frozen=True)
 class Entry:
     number: int  # 1-based position in the file
-    cases: str
+    #: the id patterns (the -k syntax), any one of which covers a case: one finding may name
+    #: many groups of cases
+    cases: tuple[str, ...]
     status: str
     reason: str
     issue: str | None = None
@@ -67,8 +69,17 @@ class Entry:
     when: tuple[tuple[str, tuple[str, ...]], ...] = ()
     waiver: bool = False
 
+    @property
+    def shown(self) -> str | list[str]:
+        """The patterns as the file gives them: one pattern as text, several as a list."""
+        return self.cases[0] if len(self.cases) == 1 else list(self.cases)
+
+    def covers(self, case_id: str) -> bool:
+        """Whether one of the entry's patterns matches the case id."""
+        return any(id_matches(case_id, p) for p in self.cases)
+
     def to_json(self) -> dict[str, Any]:
-        return {"cases": self.cases, "status": self.status, "reason": self.reason,
+        return {"cases": self.shown, "status": self.status, "reason": self.reason,
                 "issue": self.issue,
                 "expires": self.expires.isoformat() if self.expires else None,
                 "when": {tag: list(patterns) for tag, patterns in self.when},
@@ -97,7 +108,7 @@ class Entry:
     def waiver_record(self) -> dict[str, Any]:
         """What a waived result carries (Result.waiver)."""
         assert self.expires is not None
-        return {"cases": self.cases, "reason": self.reason, "issue": self.issue,
+        return {"cases": self.shown, "reason": self.reason, "issue": self.issue,
                 "expires": self.expires.isoformat()}
 
 
@@ -182,13 +193,19 @@ def _entry(path: str, number: int, raw: Any) -> Entry:
                             f"allowed: {', '.join(KEYS)}")
     if isinstance(raw.get("cases"), str) and raw["cases"].strip():
         where = f"baseline {path}: entry {number} (cases {raw['cases']!r})"
+    elif isinstance(raw.get("cases"), list) and raw["cases"]:
+        where = f"baseline {path}: entry {number} (cases {raw['cases'][0]!r}, ...)"
     for key in ("cases", "status", "reason"):
         if key not in raw:
             raise BaselineError(f"{where}: missing required key {key!r}")
     cases, status, reason = raw["cases"], raw["status"], raw["reason"]
-    if not isinstance(cases, str) or not cases.strip():
-        raise BaselineError(f"{where}: 'cases' must be a non-empty id pattern (as for -k), "
-                            f"not {cases!r}")
+    patterns = cases if isinstance(cases, list) else [cases]
+    if not patterns or not all(isinstance(p, str) and p.strip() for p in patterns):
+        raise BaselineError(f"{where}: 'cases' must be a non-empty id pattern (as for -k) or a "
+                            f"non-empty list of them, not {cases!r}")
+    if len(set(patterns)) != len(patterns):
+        twice = next(p for p in patterns if patterns.count(p) > 1)
+        raise BaselineError(f"{where}: 'cases' lists {twice!r} twice")
     if status not in ENTRY_STATUSES:
         why = (" (a QUALITY_WARNING passes: it does not fail the run, so it needs no entry)"
                if status == "QUALITY_WARNING" else "")
@@ -216,7 +233,8 @@ def _entry(path: str, number: int, raw: Any) -> Entry:
     if waiver and expires is None:
         raise BaselineError(f"{where}: a waiver needs 'expires' (YYYY-MM-DD): a waiver is "
                             f"granted until a date, then the failure counts again")
-    return Entry(number, cases, status, reason.strip(), issue, expires, when, waiver)
+    return Entry(number, tuple(p.strip() for p in patterns), status, reason.strip(), issue,
+                 expires, when, waiver)
 
 
 def parse(text: str, path: str = "<baseline>") -> Baseline:
@@ -273,17 +291,20 @@ def apply(baseline: Baseline, found: list[Result], today: dt.date | None = None,
     the stale entries and those not for this run. tags: the run's (run_tags); an entry with a
     `when:` applies only where each of its tags matches them (with no tags given, no entry
     with a `when:` applies). An expired entry applies to nothing (its cases count as they
-    are). A case is matched by the first entry of its status that applies, in file order."""
+    are). A case is matched by the first entry of its status that applies, in file order.
+    Staleness is per pattern: an entry that applies is stale where it covers no case, and so is
+    each pattern of a list that matches no case (a group of the finding that no longer fails,
+    or that the run did not select)."""
     today = today or dt.date.today()
     tags = dict(tags or {})
     live = [e for e in baseline.entries if e.expires is None or e.expires >= today]
     here = [e for e in live if e.not_here(tags) is None]
-    matched: set[int] = set()
+    matched: set[tuple[int, str]] = set()  # (entry number, pattern) that matched a case
     out: list[Result] = []
     xpass: list[str] = []
     for r in found:
-        entries = [e for e in here if id_matches(r.id, e.cases)]
-        matched.update(e.number for e in entries)
+        entries = [e for e in here if e.covers(r.id)]
+        matched.update((e.number, p) for e in entries for p in e.cases if id_matches(r.id, p))
         same = next((e for e in entries if e.status == r.status), None)
         if same is not None:
             word = "waived" if same.waiver else "expected"
@@ -306,8 +327,12 @@ def apply(baseline: Baseline, found: list[Result], today: dt.date | None = None,
             stale.append({**e.to_json(), "why": f"expired on {e.expires.isoformat()}"})
         elif (why := e.not_here(tags)) is not None:
             not_applying.append({**e.to_json(), "why": f"not for this run: {why}"})
-        elif e.number not in matched:
-            stale.append({**e.to_json(), "why": "matches no case"})
+        elif len(e.cases) == 1:
+            if (e.number, e.cases[0]) not in matched:
+                stale.append({**e.to_json(), "why": "matches no case"})
+        else:
+            stale += [{**e.to_json(), "pattern": p, "why": "matches no case"}
+                      for p in e.cases if (e.number, p) not in matched]
     return Applied(out, xpass, stale, not_applying, tags)
 
 
@@ -315,11 +340,12 @@ def join(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The baseline records (Applied.to_json) of the shards of one run joined (`dmlconf
     merge`): every id XPASS, expected or waived in a shard; an entry stale when expired, or
     when it matched no case in any shard; the tags and the entries not for this run as the
-    first shard's (the same run). Records from before tags and waivers lack those keys."""
+    first shard's (the same run); a pattern of a list stale where it matched no case in any
+    shard. Records from before tags and waivers lack those keys."""
     first = records[0]
     stale = [e for e in first.get("stale", [])
-             if e.get("why") != "matches no case" or all(e in r.get("stale", [])
-                                                         for r in records)]
+             if str(e.get("why", "")).startswith("expired")
+             or all(e in r.get("stale", []) for r in records)]
     return {"path": first.get("path"), "tags": first.get("tags", {}),
             **{key: sorted({i for r in records for i in r.get(key, [])})
                for key in ("xpass", "expected", "waived")},
