@@ -647,6 +647,30 @@ def test_patterns_match_exactly_the_group():
     assert patterns({"b/1"}, ids) == ["b/[1]"]
 
 
+def test_the_helper_environment_takes_tracing_paths_and_wine_debug_channels(tmp_path,
+                                                                           monkeypatch):
+    """backends/directml/trace/README.md: the shader dump, override and root-constant log
+    variables reach the Windows helper as Wine paths, WINEDEBUG from $DMLCONF_WINEDEBUG; any
+    other VKD3D_ or WINE variable of the caller does not."""
+    from backends.directml import helper, layer
+
+    lay = layer.Layer(tmp_path, tmp_path / "icd.json", 0x6400, ("FLOAT32",), "0" * 64,
+                      runtime=layer.WINE)
+    for name in helper.TRACE_PATHS:
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
+    monkeypatch.setenv("VKD3D_CONFIG", "no_upload_hvv")
+    monkeypatch.setenv("WINEDEBUG", "+all")
+    env = helper.environment(lay, tmp_path / "prefix", ":91", tmp_path / "log")
+    assert {name: env[name] for name in helper.TRACE_PATHS} == {
+        name: "Z:" + str((tmp_path / name.lower()).resolve()).replace("/", "\\")
+        for name in helper.TRACE_PATHS}
+    assert "VKD3D_CONFIG" not in env and env["WINEDEBUG"] == "-all"
+    monkeypatch.setenv("DMLCONF_WINEDEBUG", "err+all,+loaddll")
+    monkeypatch.delenv("VKD3D_SHADER_OVERRIDE")
+    env = helper.environment(lay, tmp_path / "prefix", ":91", tmp_path / "log")
+    assert env["WINEDEBUG"] == "err+all,+loaddll" and "VKD3D_SHADER_OVERRIDE" not in env
+
+
 def test_exact_patterns_match_one_id_only():
     from backends.directml.baseline import exact
     from conformance.casefile import id_matches
@@ -745,3 +769,67 @@ def test_the_committed_gpu_record_is_generated_from_the_committed_results():
     from backends.directml.gpu import record
 
     assert (ROOT / "docs" / "directml-gpu.md").read_text() == record.build(ROOT / "docs" / "gpu")
+
+
+# -- the findings' minimal cases (docs/findings, backends/directml/trace) -------------------------
+TRACE = ROOT / "backends" / "directml" / "trace" / "cases"
+
+
+def trace_case(case_id):
+    from conformance.casefile import load_cases
+
+    return next(c for c in load_cases([TRACE]) if c.id == case_id)
+
+
+def test_the_trace_cases_hold_the_pages_values():
+    """The minimal cases of docs/findings state what the page's relation gives: the reference
+    passes every one."""
+    from backends.numpy_reference import NumpyReferenceBackend
+    from conformance.casefile import load_cases
+
+    cases = load_cases([TRACE])
+    assert len(cases) == 21
+    assert {run_case(c, NumpyReferenceBackend()).status for c in cases} == {"PASS"}
+
+
+#: (case, build) -> what docs/findings says DirectML returns
+FINDINGS = {
+    ("trace/nearest-ex/uint8", DirectMLLinuxBackend): [10, 10, 10, 20, 20, 30, 30, 40],
+    ("trace/nearest-ex/int8", DirectMLBackend): [10, 10, 10, 20, 20, 30, 30, 40],
+    ("trace/nearest-ex/float32", DirectMLLinuxBackend): [10, 10, 20, 20, 30, 30, 40, 40],
+    ("trace/linear/1d-m1.5-nonramp/float32", DirectMLLinuxBackend): [0, 0, 20, -10, 20, -10, 20],
+    ("trace/linear/1d-m1.5-nonramp/float32", DirectMLBackend): [0, 0, 20, -10, 20, -10, 20],
+    ("trace/linear/4d/float32", DirectMLBackend): [0, 0, 1, 2, 3, 4, 4],
+    ("trace/aa/third", DirectMLBackend): [0, 1, 0, 0],
+    ("trace/aa/quarter-m3.5-onehot0", DirectMLBackend): [-15.625, 0, 0],
+}
+
+
+@pytest.mark.parametrize(("case_id", "backend_class"), [
+    pytest.param(i, b, marks=needs(b.runtime), id=f"{b.name}:{i}") for i, b in FINDINGS])
+def test_directml_returns_what_the_findings_report(case_id, backend_class):
+    case = trace_case(case_id)
+    call = case.calls[0].call
+    (source,) = case.inputs.values()
+    desc = call.tensors["InputTensor"]
+    values = np.array(source.params, desc.data_type.numpy_dtype).reshape(desc.sizes)
+    got = run(backend_class(), call, values)
+    assert got.ravel().tolist() == FINDINGS[case_id, backend_class]
+
+
+def test_the_linear_fix_forms_the_coordinate_before_floor_and_fract():
+    """backends/directml/trace/linear_fix.py on both translators' GLSL of DirectML's linear
+    shaders (lines of the Linux build's c3a6b593d1fbcd07 and 1.15.4's a15dd520630cad6b)."""
+    from backends.directml.trace.linear_fix import fix
+
+    dxil = ("    float _243 = fract(_212) + ((-0.0) - _234.x);\n"
+            "    uint _264 = uint(int(floor(_212))) + _260;\n"
+            "    uint _266 = uint(int(floor(_216))) + _260;\n")
+    assert fix(dxil) == ("    float _243 = fract(_212 - _234.x);\n"
+                         "    uint _264 = uint(int(floor(_212 - _234.x))) + _260;\n"
+                         "    uint _266 = uint(int(floor(_216))) + _260;\n", 1)
+    sm5 = ("    vec4 r6 = fract(r5);\n"
+           "    r6 += (-vec4(_39.cb0_28, _39.cb0_29, _39.cb0_30, _39.cb0_31));\n")
+    assert fix(sm5) == ("    r5 += (-vec4(_39.cb0_28, _39.cb0_29, _39.cb0_30, _39.cb0_31));\n"
+                        "    vec4 r6 = fract(r5);\n", 1)
+    assert fix("void main() {}\n") == ("void main() {}\n", 0)

@@ -188,17 +188,28 @@ def stop_wineserver(prefix: Path) -> None:
                        stderr=subprocess.DEVNULL, timeout=30, check=False)
 
 
+#: vkd3d-proton's variables for tracing a finding (backends/directml/trace/README.md) that reach
+#: the helper, each a Linux path handed to Windows as a Wine path: the shaders DirectML hands to
+#: the device and their SPIR-V (VKD3D_SHADER_DUMP_PATH), replacement SPIR-V by hash
+#: (VKD3D_SHADER_OVERRIDE), and the trace patch's log of root constants (VKD3D_TRACE_RC).
+TRACE_PATHS = ("VKD3D_SHADER_DUMP_PATH", "VKD3D_SHADER_OVERRIDE", "VKD3D_TRACE_RC")
+
+
 def environment(layer: Layer, prefix: Path, display: str, log: Path) -> dict[str, str]:
     """The helper's environment: the private prefix, vkd3d-proton and the DXCore stub over Wine's
     builtins, no OpenGL renderer (DirectML goes through DXCore.dll), the layer's Vulkan driver and
-    no other, vkd3d-proton's warnings to a log the shim quotes."""
+    no other, vkd3d-proton's warnings to a log the shim quotes. $DMLCONF_WINEDEBUG sets Wine's
+    debug channels (WINEDEBUG; none by default), written to the helper's log; TRACE_PATHS set
+    here reach the helper as Wine paths."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("WINE", "VKD3D_", "VK_"))}
     env.update({
-        "WINEPREFIX": str(prefix), "WINEDEBUG": "-all",
+        "WINEPREFIX": str(prefix), "WINEDEBUG": os.environ.get("DMLCONF_WINEDEBUG", "-all"),
         "WINEDLLOVERRIDES": DLL_OVERRIDES, "WINE_D3D_CONFIG": "renderer=no3d",
         "DISPLAY": display, "VK_ICD_FILENAMES": str(layer.icd), "VK_DRIVER_FILES": str(layer.icd),
         "VKD3D_SHADER_CACHE_PATH": "0", "VKD3D_DEBUG": "warn", "VKD3D_LOG_FILE": wine_path(log),
     })
+    env.update({name: wine_path(Path(os.environ[name])) for name in TRACE_PATHS
+                if os.environ.get(name)})
     if os.environ.get("DMLCONF_WINESERVER"):  # a Wine carried elsewhere: not where it was built
         env["WINESERVER"] = os.environ["DMLCONF_WINESERVER"]
     return env
