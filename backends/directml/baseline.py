@@ -37,16 +37,19 @@ DOC = "docs/directml-linux.md"
 #: cause -> (which FAILs, the reason written into each entry)
 CAUSES = {
     "nearest-8bit": "INT8/UINT8 nearest resampling picks floor(c), not the nearest element "
-                    f"(FLOAT32/FLOAT16 round halves up); {DOC}, FAIL 329",
-    "linear-edges": "linear resampling with non-zero pixel offsets differs from the clamped "
-                    "formula at and beyond the input's edges, depending on the output size; "
-                    f"{DOC}, FAIL 68 + 56",
+                    "(FLOAT32/FLOAT16 round halves up): DirectML's, its 8-bit path binds the "
+                    "InputPixelOffset without the FLOAT32 path's - 0.5; "
+                    "docs/findings/resample1-nearest-8bit.md",
+    "linear-edges": "linear resampling with an InputPixelOffset outside [0, 1) takes "
+                    "floor(v) - [frc(v) < offset] for floor(v - offset): the index one or two "
+                    "low, the weight extrapolated; DirectML's shaders; "
+                    "docs/findings/resample1-linear-offsets.md",
     "nan-quieting": "float16 signalling NaNs come back quiet (payload kept) through the graph "
                     "path's NHWC-strided DEPTH_TO_SPACE1 / SPACE_TO_DEPTH1 on lavapipe (PASS on "
                     f"NVIDIA: the Vulkan driver's conversion, not DirectML's); {DOC}, graph path",
-    "antialias": "RESAMPLE3's antialiased linear downscale (1/Scale > 2) weighs the inputs "
-                 "with no stretched triangle (one-hot, steps of 0.2, negative weights); "
-                 f"{DOC}, RESAMPLE3 on DirectML 1.15.4",
+    "antialias": "RESAMPLE3's antialiased linear downscale (1/Scale > 2) runs a chain of 2-tap "
+                 "linear passes, not the stretched filter (one-hot weights, steps of 0.2, "
+                 "negative weights): DirectML's; docs/findings/resample3-antialias.md",
 }
 
 
