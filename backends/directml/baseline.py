@@ -45,8 +45,10 @@ CAUSES = {
                     "low, the weight extrapolated; DirectML's shaders; "
                     "docs/findings/resample1-linear-offsets.md",
     "nan-quieting": "float16 signalling NaNs come back quiet (payload kept) through the graph "
-                    "path's NHWC-strided DEPTH_TO_SPACE1 / SPACE_TO_DEPTH1 on lavapipe (PASS on "
-                    f"NVIDIA: the Vulkan driver's conversion, not DirectML's); {DOC}, graph path",
+                    "path's NHWC-strided DEPTH_TO_SPACE1 / SPACE_TO_DEPTH1: DirectML's graph "
+                    "path copies them through a float-typed view (a format conversion, no raw "
+                    "move), which lavapipe's conversion quiets and NVIDIA's keeps; "
+                    "docs/findings/graph-float16-nan-quieting.md",
     "antialias": "RESAMPLE3's antialiased linear downscale (1/Scale > 2) runs a chain of 2-tap "
                  "linear passes, not the stretched filter (one-hot weights, steps of 0.2, "
                  "negative weights): DirectML's; docs/findings/resample3-antialias.md",
@@ -59,7 +61,8 @@ def cause(case: Case) -> str | None:
     would be new), though a case comparing RESAMPLE1 with RESAMPLE2 inherits RESAMPLE1's.
     RESAMPLE3's antialiased linear downscale is its own finding; RESAMPLE3's other linear calls
     are RESAMPLE2's bit for bit on DirectML 1.15.4 (measured), so they share its linear one.
-    float16 NaN quieting is the driver's (lavapipe's; the entries' `when:` says where)."""
+    The graph path's float16 NaN quieting shows on lavapipe only (the entries' `when:` says
+    where)."""
     modes = {named.call.attributes.get("InterpolationMode") for named in case.calls} - {None}
     types = {d.data_type.name for named in case.calls for d in named.call.tensors.values()}
     operators = {named.call.operator for named in case.calls}
