@@ -58,10 +58,13 @@ def trace(layer: lay.Layer) -> tuple[list[Path], set[Path]]:
                            cwd=layer.libdir, capture_output=True, timeout=300, check=False,
                            env=environment(layer, prefix, display, Path("/dev/null")))
             text = Path(log.name).read_text(errors="replace")
-        opened = {Path(p).resolve() for line in text.splitlines() if "ENOENT" not in line
+        # each path as opened: a library by the name it was asked for (its soname, which
+        # dlopen looks for: libXrandr.so.2, not the libXrandr.so.2.2.0 it links to)
+        opened = {Path(p) for line in text.splitlines() if "ENOENT" not in line
                   for p in re.findall(r'"(/[^"]+)"', line)}
         mine = prefix.resolve()  # through dosdevices/c: to drive_c, while the copy exists
-        inside = {p.relative_to(mine) for p in opened if p.is_relative_to(mine) and p.is_file()}
+        inside = {p.resolve().relative_to(mine) for p in opened
+                  if p.resolve().is_relative_to(mine) and p.is_file()}
     finally:
         subprocess.run([str(WINE_ROOT / "wineserver64"), "-k"], timeout=60, check=False,
                        env={**os.environ, "WINEPREFIX": str(prefix)})
@@ -100,7 +103,7 @@ def build(out: Path) -> Path:
             strip(dest)
             modules.setdefault(real.name.lower(), dest)
         elif real.suffix == ".so" or ".so." in real.name:
-            libs.add(real)
+            libs.add(path)  # copied under the name it was opened by
     for tool in ("wine64", "wineserver64"):
         dest = root / "usr/lib/wine" / tool
         if not dest.exists():
