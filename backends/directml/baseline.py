@@ -51,8 +51,9 @@ CAUSES = {
                     "move), which lavapipe's conversion quiets and NVIDIA's keeps; "
                     "docs/findings/graph-float16-nan-quieting.md",
     "unwritten-16bit": "every FLOAT16/INT16/UINT16 output left unwritten: on NVIDIA DirectML "
-                       "1.15.4 runs SM 6.2 native-16-bit shaders whose stores are lost below "
-                       "DirectML (vkd3d-proton or the driver, not told apart); "
+                       "1.15.4 runs SM 6.2 native-16-bit shaders, whose structured-buffer "
+                       "accesses fail vkd3d-proton's bounds check for every index (the layer's, "
+                       "not DirectML's or the driver's); "
                        "docs/findings/nvidia-16bit-copies-unwritten.md",
     "antialias": "RESAMPLE3's antialiased linear downscale (1/Scale > 2) runs a chain of 2-tap "
                  "linear passes, not the stretched filter (one-hot weights, steps of 0.2, "
