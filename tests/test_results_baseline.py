@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conformance import results
-from conformance.casefile import load_cases
+from conformance.casefile import id_matches, load_cases
 from conformance.cli import main
 from conformance.results import Result, baseline
 from conformance.results import diff as run_diff
@@ -529,3 +529,15 @@ def test_compare_html_counts_the_quality_changes(tmp_path: Path) -> None:
     quality = re.search(r"<summary>Quality changes \(1\)</summary>(.*?)</details>", text,
                         re.S).group(1)
     assert '<td>a</td><td class="st-PASS">PASS</td><td class="st-QUALITY_WARNING">' in quality
+
+
+def test_an_entry_covers_a_case_exactly_where_one_of_its_patterns_matches_it() -> None:
+    """Entry.covers reads its patterns as one expression; it must agree with id_matches (the
+    -k reading) pattern by pattern: globs over the whole id, other text anywhere in it."""
+    patterns = ["a/*/c", "b", "x[12]/y", "*/tail", "exact/id", "q?r", "a.b"]
+    known = baseline.parse(f"- {{cases: {json.dumps(patterns)}, status: FAIL, reason: r}}\n")
+    (entry,) = known.entries
+    ids = ["a/b/c", "a/b/c/d", "xb", "x1/y", "x3/y", "some/tail", "tail", "exact/id",
+           "pre/exact/id/post", "qzr", "qr", "a.b", "axb", "", "a/\nb/c"]
+    for case_id in ids:
+        assert entry.covers(case_id) == any(id_matches(case_id, p) for p in patterns), case_id
