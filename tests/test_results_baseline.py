@@ -8,6 +8,7 @@ import json
 import platform
 import re
 import textwrap
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pytest
@@ -532,12 +533,18 @@ def test_compare_html_counts_the_quality_changes(tmp_path: Path) -> None:
 
 
 def test_an_entry_covers_a_case_exactly_where_one_of_its_patterns_matches_it() -> None:
-    """Entry.covers reads its patterns as one expression; it must agree with id_matches (the
-    -k reading) pattern by pattern: globs over the whole id, other text anywhere in it."""
+    """Entry.covers reads its patterns as one expression (id_matcher); it must agree with the
+    -k reading pattern by pattern: globs over the whole id (fnmatch), other text anywhere."""
     patterns = ["a/*/c", "b", "x[12]/y", "*/tail", "exact/id", "q?r", "a.b"]
-    known = baseline.parse(f"- {{cases: {json.dumps(patterns)}, status: FAIL, reason: r}}\n")
-    (entry,) = known.entries
+    def entry_of(cases: object) -> baseline.Entry:
+        text = f"- {{cases: {json.dumps(cases)}, status: FAIL, reason: r}}\n"
+        return baseline.parse(text).entries[0]
+
+    entry = entry_of(patterns)
     ids = ["a/b/c", "a/b/c/d", "xb", "x1/y", "x3/y", "some/tail", "tail", "exact/id",
            "pre/exact/id/post", "qzr", "qr", "a.b", "axb", "", "a/\nb/c"]
     for case_id in ids:
-        assert entry.covers(case_id) == any(id_matches(case_id, p) for p in patterns), case_id
+        assert entry.covers(case_id) == any(
+            fnmatchcase(case_id, p) if any(ch in p for ch in "*?[") else p in case_id
+            for p in patterns), case_id
+        assert all(id_matches(case_id, p) == entry_of(p).covers(case_id) for p in patterns)

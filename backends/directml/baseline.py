@@ -24,6 +24,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from conformance import results
@@ -35,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 DEFAULT = HERE / "baseline-lavapipe.yaml"
 DOC = "docs/directml-linux.md"
 
-#: cause -> (which FAILs, the reason written into each entry)
+#: cause -> the reason written into its entries
 CAUSES = {
     "nearest-8bit": "INT8/UINT8 nearest resampling picks floor(c), not the nearest element "
                     "(FLOAT32/FLOAT16 round halves up): DirectML's, its 8-bit path binds the "
@@ -145,7 +146,7 @@ def patterns(group: set[str], all_ids: Sequence[str]) -> list[str]:
     return sorted(chosen)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one run is itself only: compared by identity
 class Run:
     """One results file of a directml backend: the tags baseline entries match on, and the ids
     that failed (a mandatory FAIL, or an XFAIL of one) and passed there."""
@@ -154,7 +155,7 @@ class Run:
     failing: dict[str, str]  # id -> the FAIL's message
     passing: frozenset[str]
 
-    @property
+    @cached_property
     def tags(self) -> dict[str, str]:
         return baselines.run_tags(self.backend, [], self.environment, os_name="Linux")
 

@@ -41,6 +41,7 @@ from conformance.casefile.selection import (
     NO_SUCH_PATH,
     case_files,
     case_set_hash,
+    id_matcher,
     id_matches,
     require_paths,
     select,
@@ -49,5 +50,5 @@ from conformance.casefile.selection import (
 __all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_HASHED_BYTES", "MAX_INT_BITS", "MAX_VALUES",
            "NO_SUCH_PATH", "SINGLE", "UNEXPECTED", "Case", "CaseFileError", "Expectation",
            "Indexed", "NamedCall", "Relation", "Source", "Take", "build_indexed", "case_files",
-           "case_set_hash", "id_matches", "index", "load_cases", "load_file", "load_text",
-           "logical_values", "require_paths", "schema", "select", "select_indexed"]
+           "case_set_hash", "id_matcher", "id_matches", "index", "load_cases", "load_file",
+           "load_text", "logical_values", "require_paths", "schema", "select", "select_indexed"]

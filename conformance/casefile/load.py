@@ -17,7 +17,7 @@ from conformance.casefile.errors import CaseFileError, collect, mib
 from conformance.casefile.model import Case, raw_digest
 from conformance.casefile.safe_yaml import MAX_FILE_BYTES, MAX_VALUES, LineDict, parse, plain
 from conformance.casefile.schema_check import schema_error, validators
-from conformance.casefile.selection import case_files, id_matches
+from conformance.casefile.selection import case_files, id_matcher
 
 
 def load_cases(paths: Iterable[str | Path], errors: list[CaseFileError] | None = None,
@@ -71,7 +71,8 @@ def select(entries: Sequence[Indexed], patterns: Sequence[str]) -> list[Indexed]
     """The entries whose id matches any -k pattern (all of them with no pattern)."""
     if not patterns:
         return list(entries)
-    return [e for e in entries if any(id_matches(e.id, p) for p in patterns)]
+    matches = id_matcher(tuple(patterns))
+    return [e for e in entries if matches(e.id)]
 
 
 def build_indexed(entries: Iterable[Indexed], errors: list[CaseFileError] | None = None

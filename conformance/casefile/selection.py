@@ -4,7 +4,10 @@ a -k pattern, and the hash that names the case set selected."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
+from fnmatch import translate
+from functools import lru_cache
 from pathlib import Path
 
 from conformance.casefile.errors import CaseFileError, collect
@@ -54,13 +57,21 @@ def select(cases: Sequence[Case], patterns: Sequence[str]) -> list[Case]:
     """Cases whose id matches any pattern: a glob if it has *?[, else a substring."""
     if not patterns:
         return list(cases)
-    return [c for c in cases if any(id_matches(c.id, p) for p in patterns)]
+    matches = id_matcher(tuple(patterns))
+    return [c for c in cases if matches(c.id)]
+
+
+@lru_cache(maxsize=256)
+def id_matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    """Whether a case id matches any of these -k patterns, each a glob over the whole id if it
+    has *?[, else a substring of it: the patterns compiled into one expression, one match per
+    id however many patterns (a baseline entry may list hundreds)."""
+    expression = re.compile("|".join(
+        f"(?:{translate(p)})" if any(ch in p for ch in "*?[") else f"(?s:.*{re.escape(p)})"
+        for p in patterns))
+    return lambda case_id: expression.match(case_id) is not None
 
 
 def id_matches(case_id: str, pattern: str) -> bool:
     """Whether a case id matches a -k pattern: a glob if it has *?[, else a substring."""
-    from fnmatch import fnmatchcase
-
-    if any(ch in pattern for ch in "*?["):
-        return fnmatchcase(case_id, pattern)
-    return pattern in case_id
+    return id_matcher((pattern,))(case_id)

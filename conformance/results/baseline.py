@@ -22,17 +22,16 @@ from __future__ import annotations
 
 import datetime as dt
 import platform
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from fnmatch import fnmatchcase, translate
+from fnmatch import fnmatchcase
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from conformance.casefile import id_matches
+from conformance.casefile import id_matcher, id_matches
 from conformance.flags import ExecutionFlags
 from conformance.results.model import FAILING, Result
 
@@ -77,16 +76,9 @@ class Entry:
         return self.cases[0] if len(self.cases) == 1 else list(self.cases)
 
     @cached_property
-    def _matcher(self) -> re.Pattern[str]:
-        """The patterns as one expression, each read as id_matches reads it (a glob matches the
-        whole id, other text anywhere in it): one match per case, not one per pattern."""
-        return re.compile("|".join(
-            f"(?:{translate(p)})" if any(ch in p for ch in GLOB) else f"(?s:.*{re.escape(p)})"
-            for p in self.cases))
-
-    def covers(self, case_id: str) -> bool:
-        """Whether one of the entry's patterns matches the case id."""
-        return self._matcher.match(case_id) is not None
+    def covers(self) -> Callable[[str], bool]:
+        """Whether one of the entry's patterns matches a case id (id_matcher)."""
+        return id_matcher(self.cases)
 
     def to_json(self) -> dict[str, Any]:
         return {"cases": self.shown, "status": self.status, "reason": self.reason,
