@@ -365,10 +365,63 @@ def test_a_layer_built_from_other_sources_is_stale(tmp_path, monkeypatch):
     layers.manifest_path().write_text(json.dumps(layer.to_json()))
     found, why = layers.load_layer()
     assert found is None and "other sources" in why
-    layers.manifest_path().write_text(json.dumps(
-        {**layer.to_json(), "sources_sha256": layers.native_sources_sha256()}))
+    current = {**layer.to_json(), "sources_sha256": layers.native_sources_sha256()}
+    # a vkd3d-proton built without this checkout's patches is stale too: set-up rebuilds it
+    layers.manifest_path().write_text(json.dumps(current))
+    found, why = layers.load_layer()
+    assert found is None and "other patches (none)" in why
+    assert "vkd3d-proton-ssbo-alignment.patch" in why and layers.SETUP_COMMAND in why
+    patched = {"version": "2.14.1", "patches": [p.name for p in layers.layer_patches()],
+               "patches_sha256": layers.patches_sha256()}
+    layers.manifest_path().write_text(json.dumps({**current, "vkd3d_proton": patched}))
     found, why = layers.load_layer()
     assert why is None and found.feature_level == 0x6200 and found.data_types == ("FLOAT32",)
+    # the adapter it reports names them
+    assert found.info["vkd3d_proton"]["patches"] == ["vkd3d-proton-ssbo-alignment.patch"]
+    backend = DirectMLLinuxBackend()
+    assert backend.environment["adapter"].endswith(
+        "through vkd3d-proton 2.14.1 + vkd3d-proton-ssbo-alignment")
+
+
+def test_a_patch_changes_the_build_key(tmp_path):
+    one, other = tmp_path / "vkd3d-proton-a.patch", tmp_path / "vkd3d-proton-b.patch"
+    one.write_text("--- a/x\n+++ b/x\n")
+    other.write_text("--- a/x\n+++ b/x\n")
+    assert layers.patches_sha256([one]) != layers.patches_sha256([other])  # names count
+    before = layers.patches_sha256([one])
+    one.write_text("--- a/x\n+++ b/x\n@@ -1 +1 @@\n")
+    assert layers.patches_sha256([one]) != before  # and contents
+    assert layers.patches_sha256([]) != layers.patches_sha256()
+
+
+def test_the_layer_patches_apply_to_the_pinned_source(tmp_path):
+    """Each of the set-up's patches applies cleanly to the pinned vkd3d-proton tarball (where it
+    is at hand), and the trace kit's instrumentation applies on top of them."""
+    import re
+    import shutil
+    import subprocess
+    import tarfile
+
+    from backends.directml.setup import find_source
+
+    source = find_source(None)
+    if source is None or not shutil.which("patch"):
+        pytest.skip("no vkd3d-proton source tarball beside the repository, or no `patch`")
+    patches = layers.layer_patches()
+    assert patches, "backends/directml/patches is empty"
+    patches += sorted((ROOT / "backends" / "directml" / "trace").glob("*.patch"))
+    touched = {m for p in patches for m in re.findall(r"^\+\+\+ b/(\S+)", p.read_text(), re.M)}
+    with tarfile.open(source) as tar:
+        top = tar.getnames()[0].split("/")[0]
+        members = [tar.getmember(f"{top}/{name}") for name in sorted(touched)]
+        try:
+            tar.extractall(tmp_path, members=members, filter="data")
+        except TypeError:  # a Python without extraction filters (before 3.10.12)
+            tar.extractall(tmp_path, members=members)
+    for patch in patches:
+        done = subprocess.run(["patch", "-p1", "--forward", "--batch", "-d", str(tmp_path / top),
+                               "-i", str(patch)], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, f"{patch.name}: {done.stdout}{done.stderr}"
 
 
 # -- real DirectML (where the runtime is set up) -------------------------------------------------

@@ -110,7 +110,8 @@ class DirectMLBackend(Backend):
             "directml_version": version,
             "directml_library": str(layer.libdir / pin.name),
             "directml_sha256": str(directml.get("sha256", "?")),
-            "adapter": f"{vendor} {device} through vkd3d-proton {vkd3d.get('version', '?')}",
+            "adapter": f"{vendor} {device} through vkd3d-proton {vkd3d.get('version', '?')}"
+                       + "".join(f" + {Path(p).stem}" for p in vkd3d.get("patches", [])),
             "vendor": vendor,
             "driver": driver,
         }

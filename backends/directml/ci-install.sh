@@ -21,7 +21,7 @@ if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.
     echo "$line" > /etc/apt/sources.list.d/dmlconf-backports.list
 fi
 apt-get update -q
-apt-get install -y -q --no-install-recommends build-essential pkg-config ninja-build glslang-tools \
+apt-get install -y -q --no-install-recommends build-essential patch pkg-config ninja-build glslang-tools \
     wine64-tools libvulkan-dev libvulkan1 unzip
 apt-get install -y -q --no-install-recommends -t bookworm-backports mesa-vulkan-drivers
 "$PY" -m pip install -q "meson==1.12.1"

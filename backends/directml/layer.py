@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,7 @@ VKD3D_PROTON_GIT = "https://github.com/HansKristian-Work/vkd3d-proton"
 
 ENV_CACHE = "DMLCONF_DIRECTML_CACHE"
 NATIVE = Path(__file__).resolve().parent / "native"
+PATCHES = Path(__file__).resolve().parent / "patches"
 #: What each runtime's backend loads or starts, in the manifest's libdir
 SHIMS = {LINUX: "libdmlshim.so", WINE: "dmlshim-helper.exe"}
 SHIM = SHIMS[LINUX]
@@ -112,6 +114,20 @@ def native_sources_sha256() -> str:
     for path in sorted(NATIVE.iterdir()):
         if path.is_file() and path.suffix in (".c", ".h", ".map", ".def"):
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def layer_patches() -> list[Path]:
+    """The fixes applied to the pinned vkd3d-proton before it is built, in order (each file says
+    what it mends and why)."""
+    return sorted(PATCHES.glob("vkd3d-proton-*.patch"))
+
+
+def patches_sha256(patches: Sequence[Path] | None = None) -> str:
+    """The hash of the patches applied: a layer built with other patches is another layer."""
+    digest = hashlib.sha256()
+    for path in layer_patches() if patches is None else patches:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -175,4 +191,10 @@ def load_layer(runtime: str = LINUX) -> tuple[Layer | None, str | None]:
     if layer.sources_sha256 != native_sources_sha256():
         return None, (f"the shim in {layer.libdir} was built from other sources than "
                       f"{NATIVE}: run `{SETUP_COMMAND}` to rebuild it")
+    vkd3d = layer.info.get("vkd3d_proton") or {}
+    if vkd3d.get("patches_sha256") != patches_sha256():
+        built = ", ".join(vkd3d.get("patches") or []) or "none"
+        wanted = ", ".join(p.name for p in layer_patches()) or "none"
+        return None, (f"the vkd3d-proton in {layer.libdir} was built with other patches ({built}) "
+                      f"than {PATCHES} ({wanted}): run `{SETUP_COMMAND}` to rebuild it")
     return layer, None

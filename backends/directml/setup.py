@@ -12,8 +12,8 @@ setup, per runtime:
    library kept);
 3. builds vkd3d-proton 2.14.1 from a source tarball (--source: a .tar.xz or a folder holding
    one; default: ../shared/directml-linux/third_party beside this repository when present, else
-   a git clone of the pinned tag with its submodules), keyed by the source's sha256, natively
-   or for Windows with mingw-w64;
+   a git clone of the pinned tag with its submodules), with the fixes of backends/directml/patches
+   applied, keyed by the source's sha256 and the patches', natively or for Windows with mingw-w64;
 4. builds the shim (backends/directml/native): with the system compiler as libdmlshim.so, or
    with mingw-w64 as dmlshim-helper.exe and DXCore.dll, and makes the private Wine prefix
    (setup_wine.py);
@@ -60,6 +60,7 @@ TOOLS = {
     "glslangValidator": (("glslangValidator",), "glslang-tools"),
     "widl": (("widl", "widl-stable"), "wine64-tools"),
     "pkg-config": (("pkg-config",), "pkg-config"),
+    "patch": (("patch",), "patch"),
 }
 TOOLS_WINE = {
     "mingw-w64 C compiler": (("x86_64-w64-mingw32-gcc",), "gcc-mingw-w64-x86-64"),
@@ -70,6 +71,7 @@ TOOLS_WINE = {
     "Wine (64-bit)": (("/usr/lib/wine/wine64", "wine64"), "wine64"),
     "wineserver": (("/usr/lib/wine/wineserver64", "wineserver"), "wine64"),
     "Xvfb": (("Xvfb",), "xvfb"),
+    "patch": (("patch",), "patch"),
 }
 
 
@@ -252,7 +254,9 @@ def build_vkd3d_proton(cache: Path, source: Path | None, jobs: int, force: bool,
                        windows: bool = False) -> tuple[Path, dict[str, object]]:
     """dist/ with lib/ (the two libraries) and include/ (the headers, widl's included); built
     for Windows with mingw-w64 (windows=True), dist/ holds d3d12.dll and d3d12core.dll."""
-    key = sha256_file(source)[:16] if source else f"git-v{lay.VKD3D_PROTON_VERSION}"
+    patches = lay.layer_patches()
+    key = (sha256_file(source)[:16] if source else f"git-v{lay.VKD3D_PROTON_VERSION}") \
+        + "-" + lay.patches_sha256(patches)[:8]
     what = "vkd3d-proton for Windows" if windows else "vkd3d-proton"
     root = cache / ("vkd3d-proton-win64" if windows else "vkd3d-proton") / key
     dist, stamp = root / "dist", root / "built.json"
@@ -281,6 +285,9 @@ def build_vkd3d_proton(cache: Path, source: Path | None, jobs: int, force: bool,
         (root / top).rename(src)
     else:
         clone_source(src)
+    for patch in patches:
+        say(f"{what}: applying {patch.name}")
+        run(["patch", "-p1", "--forward", "--batch", "-d", str(src), "-i", str(patch)], log=log)
     build = root / "build"
     cross = ["--cross-file", str(src / "build-win64.txt"), "--strip"] if windows else []
     say(f"{what}: meson setup (log: {log})")
@@ -300,6 +307,8 @@ def build_vkd3d_proton(cache: Path, source: Path | None, jobs: int, force: bool,
             shutil.copy2(header, dist / "include")
     info = {"version": lay.VKD3D_PROTON_VERSION, "source": str(source or lay.VKD3D_PROTON_GIT),
             "source_sha256": sha256_file(source) if source else None,
+            "patches": [patch.name for patch in patches],
+            "patches_sha256": lay.patches_sha256(patches),
             "build_s": round(time.perf_counter() - started, 1)}
     stamp.write_text(json.dumps(info, indent=1))
     say(f"{what}: built in {info['build_s']} s")
