@@ -105,8 +105,10 @@ def test_backends_import_only_the_harness_interfaces() -> None:
 
 def _is_tool(path: Path) -> bool:
     """A script shipped beside a backend that works on results files (the DirectML baseline
-    maker reads a results document), not part of the backend a run loads."""
-    return path.name == "baseline.py" and path.parent.name == "directml"
+    maker reads results documents; the GPU record reads them with the baseline they name), not
+    part of the backend a run loads."""
+    relative = path.relative_to(ROOT / "backends").as_posix()
+    return relative in ("directml/baseline.py", "directml/gpu/record.py")
 
 
 @pytest.mark.parametrize("source, target, allowed", [

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -51,40 +50,23 @@ CAUSES = {
                     "path copies them through a float-typed view (a format conversion, no raw "
                     "move), which lavapipe's conversion quiets and NVIDIA's keeps; "
                     "docs/findings/graph-float16-nan-quieting.md",
-    "unwritten-16bit": "every FLOAT16/INT16/UINT16 output left unwritten: on NVIDIA DirectML "
-                       "1.15.4 runs SM 6.2 native-16-bit shaders, whose structured-buffer "
-                       "accesses fail vkd3d-proton's bounds check for every index (the layer's, "
-                       "not DirectML's or the driver's); "
-                       "docs/findings/nvidia-16bit-copies-unwritten.md",
     "antialias": "RESAMPLE3's antialiased linear downscale (1/Scale > 2) runs a chain of 2-tap "
                  "linear passes, not the stretched filter (one-hot weights, steps of 0.2, "
                  "negative weights): DirectML's; docs/findings/resample3-antialias.md",
 }
 
 
-#: The data types whose outputs DirectML 1.15.4 leaves unwritten on NVIDIA.
-SIXTEEN_BIT = {"FLOAT16", "INT16", "UINT16"}
-#: What a FAIL's message shows of an output nothing was written to: the diagnosis's words, or
-#: the harness's fill bytes 0xCDCD read back as a FLOAT16, INT16 or UINT16 value (the messages
-#: of tolerance-judged outputs carry no diagnosis).
-UNWRITTEN = re.compile(r"was left unwritten|got (-23\.203125 \(0xcdcd\)|-12851|52685)(?=$|[;,| ])")
-
-
-def cause(case: Case, message: str = "") -> str | None:
+def cause(case: Case) -> str | None:
     """The known cause a FAIL of this case is, or None (a new finding). 8-bit nearest is the
     RESAMPLE / RESAMPLE1 finding only: RESAMPLE2's 8-bit floor and ceil are right (a FAIL there
     would be new), though a case comparing RESAMPLE1 with RESAMPLE2 inherits RESAMPLE1's.
     RESAMPLE3's antialiased linear downscale is its own finding; RESAMPLE3's other linear calls
     are RESAMPLE2's bit for bit on DirectML 1.15.4 (measured), so they share its linear one.
     The graph path's float16 NaN quieting shows on lavapipe only (the entries' `when:` says
-    where). message: the FAIL's, where the cause depends on the run: a 16-bit case whose
-    output was left unwritten is that finding (NVIDIA), whatever else the case may show
-    elsewhere."""
+    where)."""
     modes = {named.call.attributes.get("InterpolationMode") for named in case.calls} - {None}
     types = {d.data_type.name for named in case.calls for d in named.call.tensors.values()}
     operators = {named.call.operator for named in case.calls}
-    if types & SIXTEEN_BIT and UNWRITTEN.search(message):
-        return "unwritten-16bit"
     if any(named.call.operator == "RESAMPLE3" and named.call.attributes.get("Antialiased")
            and named.call.attributes.get("InterpolationMode") == "LINEAR"
            and any(s < 0.5 for s in named.call.attributes.get("Scales", ()))
@@ -152,7 +134,7 @@ class Run:
     that failed (a mandatory FAIL, or an XFAIL of one) and passed there."""
     backend: str
     environment: dict
-    failing: dict[str, str]  # id -> the FAIL's message
+    failing: frozenset[str]
     passing: frozenset[str]
 
     @cached_property
@@ -168,9 +150,9 @@ class Run:
                              "its directml_version: is it a directml run?")
         mandatory = [r for r in doc["results"] if not r.get("ambiguous")]
         return cls(backend["name"], environment,
-                   {r["id"]: r.get("message", "") for r in mandatory if r["status"] == "FAIL" or (
+                   frozenset(r["id"] for r in mandatory if r["status"] == "FAIL" or (
                        r["status"] == "XFAIL" and r.get("message", "").startswith(
-                           "expected FAIL"))},
+                           "expected FAIL"))),
                    frozenset(r["id"] for r in mandatory if r["status"] in baselines.PASSED))
 
 
@@ -179,19 +161,17 @@ class Run:
 NARROWING = ("vendor", "backend")
 
 
-def when(case_id: str, fails: Sequence[Run], runs: Sequence[Run]
-         ) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The `when:` of a case's entry for one cause: the DirectML builds of the runs it fails on
-    with that cause (fails), and the vendors or the backends (operator or graph path) of those
-    where another run of a build it fails on measured it without that cause (passing, or
-    failing for another one)."""
+def when(case_id: str, runs: Sequence[Run]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The `when:` of a case's entry: the DirectML builds it fails on, and the vendors or the
+    backends (operator or graph path) it fails on where it passed on another one of a build it
+    fails on."""
+    fails = [r for r in runs if case_id in r.failing]
     versions = {r.tags["directml_version"] for r in fails}
-    elsewhere = [r for r in runs if r not in fails and r.tags["directml_version"] in versions
-                 and (case_id in r.passing or case_id in r.failing)]
     tags = [("directml_version", tuple(sorted(versions)))]
     for tag in NARROWING:
         failing = {r.tags.get(tag, "") for r in fails}
-        if any(r.tags.get(tag, "") not in failing for r in elsewhere):
+        if any(r.tags.get(tag, "") not in failing for r in runs
+               if case_id in r.passing and r.tags["directml_version"] in versions):
             tags.append((tag, tuple(sorted(failing))))
     return tuple(tags)
 
@@ -204,19 +184,14 @@ def build(docs: Sequence[dict], cases: Sequence[Case]) -> str:
     ids = list(by_id)
     runs = [Run.of(doc) for doc in docs]
     for run in runs:
-        unknown = sorted(i for i, message in run.failing.items()
-                         if i not in by_id or cause(by_id[i], message) is None)
+        unknown = sorted(i for i in run.failing if i not in by_id or cause(by_id[i]) is None)
         if unknown:
             raise ValueError(f"{results.counted(len(unknown), 'FAIL')} with no known cause on "
                              f"{run.tags['directml_version']} ({run.backend}; a new finding: "
                              f"investigate, do not baseline): {', '.join(unknown[:10])}")
-    fails: dict[tuple[str, str], list[Run]] = {}  # (case, cause) -> the runs it fails on so
-    for run in runs:
-        for case_id, message in run.failing.items():
-            fails.setdefault((case_id, cause(by_id[case_id], message)), []).append(run)  # type: ignore
     groups: dict[tuple[str, tuple], set[str]] = {}
-    for (case_id, reason), where in fails.items():
-        groups.setdefault((reason, when(case_id, where, runs)), set()).add(case_id)
+    for case_id in set().union(*(r.failing for r in runs)):
+        groups.setdefault((cause(by_id[case_id]), when(case_id, runs)), set()).add(case_id)  # type: ignore
     lines = ["# GENERATED by `python -m backends.directml.baseline` from the results files of",
              "# the directml backends (DirectML.dll 1.15.4 under Wine; torch-directml",
              "# 0.2.5.dev240914's libdirectml.so; their graph paths) on vkd3d-proton 2.14.1, on",
@@ -226,8 +201,7 @@ def build(docs: Sequence[dict], cases: Sequence[Case]) -> str:
              "# FAILs on, and the vendor or backends only where it was measured absent elsewhere",
              "# (docs/baselines.md).",
              "expected_failures:"]
-    # the narrower entries first: a case of two findings (a linear float16 case: its edges on
-    # lavapipe, unwritten on NVIDIA) is matched by the first that applies
+    # the narrower entries first (more `when:` tags), then by cause
     for (reason, tags), group in sorted(groups.items(),
                                         key=lambda g: (-len(g[0][1]), g[0][0], g[0][1])):
         lines += ["  - cases:", *(f"      - {json.dumps(p)}" for p in patterns(group, ids)),

@@ -28,7 +28,7 @@ RECORDS = HERE / "docs" / "gpu"
 OUT = HERE / "docs" / "directml-gpu.md"
 STATUSES = ("PASS", "QUALITY_WARNING", "FAIL", "XFAIL", "XPASS", "ERROR", "TIMEOUT",
             "NOT_SUPPORTED")
-_EXPECTED = re.compile(r"^(expected|waived) (FAIL|ERROR|TIMEOUT) \((.*?)\): ", re.S)
+_EXPECTED = re.compile(r"^(expected|waived) (FAIL|ERROR|TIMEOUT) \(", re.S)
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -40,13 +40,28 @@ def family(case_id: str) -> str:
     return "/".join(case_id.split("/")[:3])
 
 
-def underlying(result: dict[str, Any]) -> tuple[str, str, str]:
-    """(status before the baseline, the message without the baseline's words, the cause)."""
+def reasons(doc: dict[str, Any]) -> list[str]:
+    """The reasons of the baseline a run was judged with, longest first (a reason may hold
+    "): " itself, so the message is split where a whole reason ends)."""
+    from conformance.results import baseline
+
+    path = HERE / ((doc.get("baseline") or {}).get("path") or "-")
+    if not path.is_file():
+        return []
+    return sorted({e.reason for e in baseline.load(path).entries}, key=len, reverse=True)
+
+
+def underlying(result: dict[str, Any], known: Sequence[str] = ()) -> tuple[str, str, str]:
+    """(status before the baseline, the message without the baseline's words, the cause);
+    known: the baseline's reasons (reasons()), else the reason ends at the first "): "."""
     status, message = result["status"], result.get("message") or ""
     found = _EXPECTED.match(message)
-    if status == "XFAIL" and found:
-        return found.group(2), message[found.end():], found.group(3).split(";")[0]
-    return status, message, ""
+    if status != "XFAIL" or not found:
+        return status, message, ""
+    reason = next((r for r in known if message.startswith(r + "): ", found.end())),
+                  message[found.end():].split("): ", 1)[0])
+    rest = message[found.end() + len(reason) + len("): "):]
+    return found.group(2), rest, reason.split(";")[0]
 
 
 def compare(base: dict[str, Any], gpu: dict[str, Any]) -> list[str]:
@@ -58,9 +73,10 @@ def compare(base: dict[str, Any], gpu: dict[str, Any]) -> list[str]:
     example: dict[tuple[str, str, str], str] = {}
     values = []
     causes: dict[str, Counter[str]] = {}
+    known_b, known_g = reasons(base), reasons(gpu)
     for case_id in sorted(b.keys() & g.keys()):
-        sb, mb, cause_b = underlying(b[case_id])
-        sg, mg, cause_g = underlying(g[case_id])
+        sb, mb, cause_b = underlying(b[case_id], known_b)
+        sg, mg, cause_g = underlying(g[case_id], known_g)
         for cause, where in ((cause_b, "lavapipe"), (cause_g, "GPU")):
             if cause:
                 causes.setdefault(cause, Counter())[where] += 1
@@ -70,7 +86,8 @@ def compare(base: dict[str, Any], gpu: dict[str, Any]) -> list[str]:
             example.setdefault(key, case_id)
         elif sb == "FAIL" and mb != mg:
             values.append(case_id)
-    same = sum(1 for i in b.keys() & g.keys() if underlying(b[i])[0] == underlying(g[i])[0])
+    same = sum(1 for i in b.keys() & g.keys()
+               if underlying(b[i], known_b)[0] == underlying(g[i], known_g)[0])
     lines.append(f"Same status on {same:,} of {len(b.keys() & g.keys()):,} cases.")
     lines.append("")
     if moved:
