@@ -3,13 +3,21 @@
 baseline and the results document (run.py: RunOptions and the Session), and the command that
 reruns one case (reproduce.py).
 
-    run.py        RunOptions, Session: one run, options in, results out
-    runner.py     one case: bindings, the backend's calls, the judgement -> Result
-    workers.py    the backend in worker processes (isolation, parallel runs): CaseRunner
-    remote.py     a worker process and the harness's handle on it
-    journal.py    the journal of a run in progress (--resume)
-    shards.py     --shard K/N and `dmlconf merge`
-    reproduce.py  the reproduce command
+    run.py            RunOptions, Session: one run, options in, results out
+    runner.py         one case: bindings, the backend's calls, the judgement -> Result
+    bindings.py       a case's guarded buffers, the executors of the backend's calls
+    judging.py        what each output is judged against, what a FAIL keeps
+    claims.py         what the runner reads of a backend: is a case its to run
+    workers.py        the backend in worker processes (isolation, parallel runs): CaseRunner
+    execution.py      Execution: in process or isolated, workers, timeout, memory cap
+    pool.py           Pool: one worker, driven from the calling thread
+    parallel_pool.py  ParallelPool: several workers, each driven by a judge process
+    remote.py         what crosses to a worker process: channel, answers, arena, claims
+    worker_main.py    a worker process's life: the backend built, requests answered
+    worker_handle.py  the harness's handle on a worker process (Worker, RemoteBackend)
+    journal.py        the journal of a run in progress (--resume)
+    shards.py         --shard K/N and `dmlconf merge`
+    reproduce.py      the reproduce command
 """
 
 from conformance.results.reproduce import chosen_level, reproduce_command

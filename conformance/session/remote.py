@@ -34,76 +34,45 @@ of the backend ever runs in the process that judges it:
 - Every worker runs in its own session and process group; when it ends the whole group is
   killed (Worker.kill), so what a backend forked ends with it. Linux: a worker is killed when
   the harness thread that started it ends (PR_SET_PDEATHSIG).
+
+Here: the channel and the answers a worker may give, the arena (the harness's side and the
+worker's), and the claims a worker makes of its backend once built. The worker process's own
+code is conformance.session.worker_main; the harness's handle on a worker (Worker,
+RemoteBackend), conformance.session.worker_handle.
 """
 
 from __future__ import annotations
 
-import atexit
 import errno
-import faulthandler
 import json
 import mmap
 import os
-import pickle
 import select
-import signal
 import socket
 import struct
-import sys
-import threading
 import time
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from conformance.backend import (
-    Backend,
-    BackendLoadError,
-    Capabilities,
-    DescRejected,
-    environment_of,
-    environment_problem,
-    load_backend,
-)
-from conformance.flags import ExecutionFlags
+from conformance.backend import Capabilities, environment_problem
 from conformance.levels import FeatureLevel
-from conformance.ops import OperatorCall
-from conformance.session.runner import (
-    GUARD,
-    MINIMUM_BUFFER_TENSOR_ALIGNMENT,
-    BackendError,
-    CaseError,
-    _Binding,
-)
-from conformance.tensors import DataType
+from conformance.session.bindings import GUARD, BackendError, CaseError, _Binding
+from conformance.tensors import MINIMUM_BUFFER_TENSOR_ALIGNMENT, DataType
 
-#: Seconds a worker may take to start and build the backend (imports of large native
-#: libraries, a GPU runtime's initialisation).
-STARTUP_TIMEOUT_S = 300.0
-#: The characters of a dead worker's output kept in its case's result.
-OUTPUT_TAIL = 4000
-#: Seconds a worker gets to exit when asked before its group is killed.
-EXIT_GRACE_S = 2.0
 #: Seconds between looks at whether a worker the harness waits for is still alive (a process
 #: the backend forked may hold the worker's end of the channel open after the worker died).
 POLL_S = 0.5
 #: The largest answer the harness reads from a worker, and the longest text in one.
 ANSWER_LIMIT = 1 << 20
 TEXT_LIMIT = 64 << 10
-#: A worker's log is emptied at the start of a case once it is this large (a backend that
-#: floods its output costs disk, never the harness's memory: the log is read from its end).
-LOG_LIMIT = 64 << 20
 #: An arena larger than this is given back to the OS after the call that needed it.
 ARENA_KEEP = 64 << 20
 #: The alignment the arena's mapping gives a binding at most (the mapping's own alignment).
 ARENA_ALIGNMENT = mmap.ALLOCATIONGRANULARITY
-#: The fds a worker keeps its channel and log on: above the ones a backend is likely to touch.
-HIGH_FD = 64
 
 
 class WorkerError(Exception):
@@ -233,59 +202,7 @@ def _parse_answer(data: bytes, seq: int) -> list[Any]:
     return message
 
 
-# -- the worker process ---------------------------------------------------------------------------
-def _high(fd: int) -> int:
-    """fd moved to a number at or above HIGH_FD (close-on-exec), the old one closed (POSIX;
-    elsewhere fd itself)."""
-    try:
-        import fcntl
-    except ImportError:
-        return fd
-    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
-    os.close(fd)
-    return moved
-
-
-class _Stdio:
-    """A worker's fds 0-2: 0 reads /dev/null, 1 and 2 append to the log. The log and /dev/null
-    are kept open apart (high fds, which faulthandler also writes to) and put back on 0-2 after
-    every call of the backend, reopened if the backend closed or replaced them."""
-
-    def __init__(self, log_path: str) -> None:
-        self.log_path = log_path
-        self.log = self.null = -1
-        self._open()
-        self.restore()
-        sys.stdout = open(1, "w", buffering=1, closefd=False, errors="backslashreplace")
-        sys.stderr = open(2, "w", buffering=1, closefd=False, errors="backslashreplace")
-
-    def _open(self) -> None:
-        self.log = _high(os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
-        self.null = _high(os.open(os.devnull, os.O_RDWR))
-        self.ids = (self._id(self.log), self._id(self.null))
-        faulthandler.enable(file=self.log, all_threads=True)
-
-    @staticmethod
-    def _id(fd: int) -> tuple[int, int] | None:
-        try:
-            st = os.fstat(fd)
-        except OSError:
-            return None
-        return st.st_dev, st.st_ino
-
-    def restore(self) -> None:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        if (self._id(self.log), self._id(self.null)) != self.ids:  # closed or replaced
-            self._open()
-        os.dup2(self.null, 0)
-        os.dup2(self.log, 1)
-        os.dup2(self.log, 2)
-
-
+# -- the arena ------------------------------------------------------------------------------------
 class _Mapped:
     """The worker's side of the arena: the file mapped, views of it handed to the backend. A
     mapping is replaced, never closed, when the arena's size changes (the backend may keep
@@ -313,170 +230,6 @@ class _Mapped:
             out[tensor] = view
         return out
 
-
-def _text(value: object) -> str:
-    """str(value), at most TEXT_LIMIT characters, whatever value's __str__ does."""
-    try:
-        text = str(value)
-    except Exception:  # an exception whose __str__ raises
-        text = f"<{type(value).__name__} that cannot be shown as text>"
-    return text[:TEXT_LIMIT] if isinstance(text, str) else ""
-
-
-def _serve(backend: Backend, arena: _Mapped, request: tuple[Any, ...]) -> list[Any]:
-    """The answer to one request for a call of the backend."""
-    kind, seq, call = request[:3]
-    views: Mapping[str, np.ndarray] = {}
-    if kind == "dispatch":
-        try:
-            views = arena.views(*request[3:])
-        except (OSError, ValueError) as exc:
-            return ["broken", seq, f"the worker could not map the shared buffers: {exc}"]
-    try:
-        if kind == "unsupported":
-            reason = backend.unsupported_reason(call)
-            return ["ok", seq, _text(reason) if reason else None]
-        backend.create_operator(call)
-        if kind == "dispatch":
-            backend.execute(call, views)
-        return ["ok", seq, None]
-    except DescRejected as exc:
-        return ["rejected", seq, _text(exc)]
-    except Exception as exc:
-        tb = traceback.extract_tb(exc.__traceback__)
-        where = f" at {tb[-1].filename}:{tb[-1].lineno}" if tb else ""
-        return ["error", seq, type(exc).__name__[:200], _text(exc), where[:TEXT_LIMIT]]
-
-
-def die_with_parent(signum: int = signal.SIGKILL) -> None:
-    """Linux: the kernel sends this process signum when the harness thread that started it ends
-    (a worker hung in native code would otherwise outlive a killed run)."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            ctypes.CDLL(None).prctl(1, signum)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
-
-
-def data_segment_bytes() -> int | None:
-    """This process's data segment (VmData: heap and private writable mappings), Linux."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmData:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
-def _cap_memory(cap: int) -> int | None:
-    """Cap the data segment at its size now plus cap (Linux: RLIMIT_DATA counts the heap and
-    private writable mappings, not the shared arena nor the address space a GPU runtime
-    reserves). The limit set, or None where it cannot be set."""
-    used = data_segment_bytes()
-    if used is None or cap <= 0:
-        return None
-    try:
-        import resource
-
-        _, hard = resource.getrlimit(resource.RLIMIT_DATA)
-        limit = used + cap
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
-        return limit
-    except (ImportError, AttributeError, ValueError, OSError):
-        return None
-
-
-def _worker(sock: socket.socket, backend: str, level: str | None, memory_cap: int,
-            log_path: str, arena_path: str, execution_flags: int = 0) -> None:
-    """A worker's life: a session and process group of its own, its channel and log on fds of
-    their own, the backend built, then one answer per request until None or the channel's end."""
-    if hasattr(os, "setsid"):
-        try:
-            os.setsid()
-        except OSError:
-            pass
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
-    die_with_parent()
-    channel = _Channel(socket.socket(fileno=_high(sock.detach())))
-    stdio = _Stdio(log_path)
-    try:
-        built = load_backend(backend, FeatureLevel.parse(level) if level else None,
-                             ExecutionFlags(execution_flags))
-        cls = type(built)
-        ready = {"class": f"{cls.__module__}.{cls.__qualname__}", "class_name": cls.__name__,
-                 "capabilities": built.capabilities.to_json(),
-                 "claimed_level": str(built.claimed_level),
-                 "environment": environment_of(built),
-                 "asks_unsupported": cls.unsupported_reason is not Backend.unsupported_reason}
-    except BackendLoadError as exc:
-        stdio.restore()
-        channel.send(_json(["failed", _text(exc)]))
-        return
-    except BaseException as exc:
-        stdio.restore()
-        channel.send(_json(["failed", f"building backend {backend} failed: {_text(repr(exc))}"]))
-        return
-    stdio.restore()
-    _cap_memory(memory_cap)
-    channel.send(_json(["ready", ready]))
-    arena = _Mapped(arena_path)
-    while True:
-        try:
-            request = pickle.loads(channel.receive())  # from the harness: trusted
-        except _GoneError:
-            return
-        if request is None:
-            return
-        answer = _serve(built, arena, request)
-        stdio.restore()
-        channel.send(_json(answer))
-
-
-# -- the harness side -----------------------------------------------------------------------------
-#: The process groups of the live workers of this process, killed at its exit whatever else
-#: happened (atexit: a normal exit, an uncaught exception, SIGTERM turned into one).
-_GROUPS: set[int] = set()
-_GROUPS_LOCK = threading.Lock()
-
-
-def _kill_group(pgid: int) -> None:
-    """SIGKILL the process group pgid (a worker's: never this process's own)."""
-    if not hasattr(os, "killpg") or pgid <= 1 or pgid == os.getpgrp():
-        return
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-@atexit.register
-def _kill_all_groups() -> None:
-    with _GROUPS_LOCK:
-        for pgid in list(_GROUPS):
-            _kill_group(pgid)
-        _GROUPS.clear()
-
-
-def describe_exit(exitcode: int | None) -> tuple[str, str | None]:
-    """(how a process ended, in words; the signal's name or None) from its exit code."""
-    if exitcode is None:
-        return "did not exit", None
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        extra = (" (a SIGKILL the harness did not send: often the kernel's out-of-memory "
-                 "killer)" if name == "SIGKILL" else "")
-        return f"was killed by {name} (signal {-exitcode}){extra}", name
-    if exitcode == 0xC0000005 or exitcode == -1073741819:  # Windows: access violation
-        return "died of an access violation (0xC0000005)", None
-    return f"exited with code {exitcode}", None
 
 
 class _Arena:
@@ -545,18 +298,7 @@ class _Arena:
         self.file.close()
 
 
-class WorkerLost(BaseException):
-    """The worker cannot finish the case: it died, ran past the timeout, closed its channel
-    or sent what the harness cannot trust ("leftover": what it sent unasked after an earlier
-    case, which the case is not to blame for). A BaseException, so that no handler of the runner
-    takes it for the backend's own exception: conformance.session.workers makes the case's
-    result."""
-
-    def __init__(self, how: str, detail: str = "") -> None:
-        super().__init__(how, detail)
-        self.how, self.detail = how, detail
-
-
+# -- the claims -----------------------------------------------------------------------------------
 def _check(condition: bool, what: str) -> None:
     if not condition:
         raise ValueError(what)
@@ -617,195 +359,5 @@ class Claims:
         except (ValueError, KeyError, TypeError) as exc:
             raise WorkerError(f"the worker described its backend in a form the harness cannot "
                               f"read ({exc})") from None
-
-
-class RemoteBackend:
-    """The backend as the harness sees it in an isolated run: the claims its worker made, and
-    its calls, each one request to the worker (runner.Executor). The bindings cross in the
-    worker's arena and come back into the harness's private bindings before execute returns."""
-
-    def __init__(self, claims: Claims, worker: Worker, flags: ExecutionFlags) -> None:
-        self.claims, self.worker = claims, worker
-        self.capabilities = claims.capabilities
-        self.claimed_level = claims.claimed_level
-        self.execution_flags = flags
-        self.deadline: float | None = None
-        self.exhausted = False  # the backend raised MemoryError: the worker is retired
-
-    def unsupported_reason(self, call: OperatorCall) -> str | None:
-        return self._ask("unsupported", call) if self.claims.asks_unsupported else None
-
-    def create_operator(self, call: OperatorCall) -> None:
-        self._ask("create", call)
-
-    def dispatch(self, call: OperatorCall, bindings: Mapping[str, _Binding]) -> None:
-        try:
-            size, layout = self.worker.arena.put(bindings)
-        except OSError as exc:
-            raise CaseError(f"the harness could not write the shared buffers: {exc}") from exc
-        self._ask("dispatch", call, size, layout)
-        self.worker.arena.get(bindings, layout)
-
-    def _ask(self, kind: str, call: OperatorCall, *extra: Any) -> str | None:
-        answer = self.worker.ask(kind, call, *extra, deadline=self.deadline)
-        if answer[0] == "ok":
-            return answer[2]
-        if answer[0] == "rejected":
-            raise DescRejected(answer[2])
-        if answer[0] == "error":
-            _, _, name, text, where = answer
-            self.exhausted |= name == "MemoryError"
-            raise BackendError(f"the backend raised {name}: {text}{where}")
-        raise WorkerLost("broken", answer[2])
-
-
-class Worker:
-    """One worker process, as the harness holds it: its channel, log, arena and group."""
-
-    def __init__(self, context: Any, folder: Path, number: int, backend: str,
-                 level: FeatureLevel | None, memory_cap: int, flags: ExecutionFlags) -> None:
-        """Start worker `number` (spawn context), its log and arena in folder; it builds the
-        backend while the caller goes on (wait_ready)."""
-        self.backend, self.flags = backend, flags
-        self.log = folder / f"worker-{number}.log"
-        self.log.touch()
-        self.arena = _Arena(folder / f"worker-{number}.arena")
-        ours, theirs = socket.socketpair()
-        self.process = context.Process(
-            target=_worker, name=f"dmlconf-worker-{number}", daemon=True,
-            args=(theirs, backend, str(level) if level else None, memory_cap, str(self.log),
-                  str(self.arena.path), int(flags)))
-        self.process.start()
-        theirs.close()
-        self.pgid = self.process.pid  # the worker's own group (os.setsid)
-        with _GROUPS_LOCK:
-            _GROUPS.add(self.pgid)
-        self.channel = _Channel(ours)
-        self.since = time.monotonic()
-        self.claims: Claims | None = None
-        self.remote: RemoteBackend | None = None
-        self.seq = 0
-        #: The first request of the case running now (Worker.begin_case): anything unasked
-        #: that answers an earlier one was left by an earlier case.
-        self.case_start = 1
-        self.ran = 0
-
-    def alive(self) -> bool:
-        return self.process.is_alive()
-
-    def wait_ready(self) -> Claims:
-        """The worker's claims once it has built the backend. BackendLoadError where the backend
-        cannot be built; WorkerError where the worker dies or takes too long doing it."""
-        try:
-            message = json.loads(self.channel.receive(
-                ANSWER_LIMIT, self.since + STARTUP_TIMEOUT_S, self.alive))
-        except _TimeoutError:
-            self.kill()
-            raise WorkerError(f"a worker took more than {STARTUP_TIMEOUT_S:.0f} s to build "
-                              f"backend {self.backend}; its output:\n{self.output_since(0)}"
-                              ) from None
-        except _GoneError:
-            self.process.join(5)
-            how, _ = describe_exit(self.process.exitcode)
-            self.kill()
-            raise WorkerError(f"the worker process {how} while building backend "
-                              f"{self.backend}; its output:\n{self.output_since(0)}") from None
-        except (_GarbledError, ValueError, RecursionError) as exc:
-            self.kill()
-            raise WorkerError(f"the worker answered garbage while building the backend ({exc})"
-                              ) from None
-        if (isinstance(message, list) and len(message) == 2 and message[0] == "failed"
-                and isinstance(message[1], str)):
-            self.kill()
-            raise BackendLoadError(message[1])
-        if not (isinstance(message, list) and len(message) == 2 and message[0] == "ready"):
-            self.kill()
-            raise WorkerError("the worker's first message was not that it is ready")
-        try:
-            self.claims = Claims.parse(message[1])
-        except WorkerError:
-            self.kill()
-            raise
-        self.remote = RemoteBackend(self.claims, self, self.flags)
-        return self.claims
-
-    def begin_case(self) -> None:
-        """Mark where a case's requests start (see WorkerLost's "leftover")."""
-        self.case_start = self.seq + 1
-
-    def ask(self, kind: str, call: OperatorCall, *extra: Any,
-            deadline: float | None) -> list[Any]:
-        """The worker's answer to one request, checked; WorkerLost where there is none.
-        Something unasked that an earlier case left (an answer to one of its requests, or data
-        waiting before this case's first request) is a "leftover": the current case is not to
-        blame for it, and the pool runs it again on a fresh worker."""
-        self.seq += 1
-        if self.channel.pending():  # something the worker was not asked for
-            raise WorkerLost("leftover" if self.seq == self.case_start else "garbled",
-                             "it sent something before it was asked")
-        try:
-            self.channel.send(pickle.dumps((kind, self.seq, call, *extra),
-                                           protocol=pickle.HIGHEST_PROTOCOL))
-            return _parse_answer(self.channel.receive(ANSWER_LIMIT, deadline, self.alive),
-                                 self.seq)
-        except _TimeoutError:
-            raise WorkerLost("timeout") from None
-        except (_GoneError, OSError):
-            # Dead, or alive with its channel closed (a backend that closed every fd): it is
-            # given a moment to die by itself, so that its own end is what is reported.
-            self.process.join(1.0)
-            raise WorkerLost("died" if not self.process.is_alive() else "channel") from None
-        except _StaleError as exc:
-            raise WorkerLost("leftover" if exc.seq < self.case_start else "garbled",
-                             f"{exc}: it sent something it was not asked for") from None
-        except _GarbledError as exc:
-            raise WorkerLost("garbled", str(exc)) from None
-
-    def mark(self) -> int:
-        """Where the output of the case about to run starts in the log (emptied first when
-        over LOG_LIMIT)."""
-        try:
-            size = self.log.stat().st_size
-            if size > LOG_LIMIT:
-                os.truncate(self.log, 0)
-                size = 0
-        except OSError:
-            return 0
-        return size
-
-    def output_since(self, offset: int) -> str:
-        try:
-            with open(self.log, "rb") as f:
-                f.seek(max(offset, f.seek(0, os.SEEK_END) - OUTPUT_TAIL * 4))
-                text = f.read(OUTPUT_TAIL * 4).decode("utf-8", errors="replace")
-        except OSError:
-            return ""
-        return text[-OUTPUT_TAIL:]
-
-    def kill(self) -> None:
-        """Kill the worker's whole group (before the worker is reaped, so that its pid, which
-        names the group, cannot have been reused), then the worker."""
-        _kill_group(self.pgid)
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(5)
-        self._release()
-
-    def close(self, grace: float = EXIT_GRACE_S) -> None:
-        """Ask the worker to exit, give it `grace` seconds (a backend may release a device as
-        it exits), then kill whatever is left of its group."""
-        if self.process.is_alive():
-            try:
-                self.channel.send(pickle.dumps(None))
-            except OSError:
-                pass
-            wait([self.process.sentinel], grace)
-        self.kill()
-
-    def _release(self) -> None:
-        with _GROUPS_LOCK:
-            _GROUPS.discard(self.pgid)
-        self.channel.close()
-        self.arena.close()
 
 

@@ -17,6 +17,11 @@ bytes (guards included) crossing in shared memory and copied back into the harne
 bindings before anything is checked. Either way everything else here (materialising, the guard
 and input checks, the expected values and the judgement) runs in the calling process: in an
 isolated run, out of the backend's reach.
+
+Here: CaseRun (one execution of a case's calls), _judge (one run judged) and run_case. The
+guarded buffers, the executors and the errors are conformance.session.bindings; what each
+output is judged against and what a FAIL keeps, conformance.session.judging; what the runner
+reads of a backend, conformance.session.claims.
 """
 
 from __future__ import annotations
@@ -25,42 +30,48 @@ import os
 import time
 import traceback
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Protocol
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from conformance import inputs as sources
 from conformance import ops
-from conformance.backend import Backend, Capabilities, DescRejected
+from conformance.backend import Backend, DescRejected
 from conformance.casefile import Case, Source, logical_values
-from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.judge import compare
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.results import FAILING, Result, counted
-from conformance.session import expected_cache
-from conformance.tensors import (
-    MAX_BUFFER_BYTES,
-    MINIMUM_BUFFER_TENSOR_ALIGNMENT,
-    TensorDesc,
-    footprint_mask,
-    read_tensor,
-    write_tensor,
+from conformance.session.bindings import GUARD as GUARD  # re-exported: runner.GUARD
+from conformance.session.bindings import (
+    WORKING_COPIES,
+    BackendError,
+    BindingError,
+    CaseError,
+    Executor,
+    InProcess,
+    OverBudget,
+    _allocate,
+    _Binding,
+    _call_backend,
+    padding_written,
 )
+from conformance.session.claims import Claimed, Claims, backend_flags, unsupported_reason
+from conformance.session.judging import (
+    _diagnose,
+    _keep_failure,
+    _Verdict,
+    covers_fill,
+    expectations,
+    relation_model,
+)
+from conformance.tensors import TensorDesc, write_tensor
 
-GUARD = 64  # bytes before and after every buffer
-GUARD_BYTE = 0xA5
-_GUARDS = bytes([GUARD_BYTE]) * GUARD
 INPUT_PADDING_BYTE = 0x5A
 OUTPUT_FILLS = (0xCD, 0x32)  # the second run is made only when the first proves too little
 CALL_FILL_STEP = 0x3B  # the n-th call of a chain fills its outputs with fill + n * step
-#: The harness holds about this many working copies of a case's buffers (the guarded
-#: bindings, input snapshots, outputs read back, expected values): a case is run only when
-#: that much fits the memory cap.
-WORKING_COPIES = 4
 
 
 def physical_memory() -> int | None:
@@ -82,138 +93,6 @@ def default_memory_cap(processes: int = 1) -> int:
 def case_bytes(case: Case) -> int:
     """The bytes of every buffer a case binds (TotalTensorSizeInBytes of all its tensors)."""
     return sum(d.total_size for named in case.calls for d in named.call.tensors.values())
-
-
-class Claims(Protocol):
-    """What the runner reads of a backend to decide whether a case is its to run: a Backend,
-    or in an isolated run what its worker said of it (conformance.session.workers.RemoteBackend)."""
-
-    @property
-    def capabilities(self) -> Capabilities: ...
-
-    @property
-    def claimed_level(self) -> FeatureLevel: ...
-
-    def unsupported_reason(self, call: OperatorCall) -> str | None: ...
-
-
-class Claimed:
-    """A backend's claims read once (its capabilities and claimed level are properties that a
-    backend may rebuild on every read: Capabilities.full for each case was 1.2 s of a 16 s
-    run); unsupported_reason is still asked of the backend for each call."""
-
-    def __init__(self, backend: Claims) -> None:
-        self.capabilities = backend.capabilities
-        self.claimed_level = backend.claimed_level
-        self.unsupported_reason = backend.unsupported_reason
-
-
-class CaseError(Exception):
-    """The case cannot be run as written (e.g. generated inputs drifted): an ERROR."""
-
-
-def unsupported_reason(case: Case, backend: Claims) -> str | None:
-    """Why the backend's declared capabilities exclude this case, or None."""
-    caps = backend.capabilities
-    claimed = backend.claimed_level
-    if case.feature_level > claimed:
-        return (f"needs feature level {case.feature_level}; the backend claims {claimed} "
-                "(not required of it)")
-    if case.feature_level_below and claimed >= case.feature_level_below:
-        return (f"the expectation holds below feature level {case.feature_level_below} only; "
-                f"the backend claims {claimed}")
-    if case.rejected and not caps.rejects_invalid:
-        return "the backend declares that it does not validate descs"
-    for named in case.calls:
-        call = named.call
-        if call.operator not in caps.operators:
-            return f"the backend does not implement {call.operator}"
-        if not case.rejected:
-            for tensor, desc in call.tensors.items():
-                if desc.data_type not in caps.operators[call.operator]:
-                    return (f"the backend does not run {call.operator} with "
-                            f"{desc.data_type.name} ({tensor})")
-            if not caps.strided and any(d.is_strided for d in call.tensors.values()):
-                return "the backend declares no support for strided tensors"
-            gap = ops.get(call.operator).capability_gap(call, caps)
-            if gap:
-                return gap
-        reason = backend.unsupported_reason(call)
-        if reason:
-            return reason
-    return None
-
-
-@dataclass
-class _Binding:
-    desc: TensorDesc
-    guarded: np.ndarray  # GUARD + total + GUARD bytes
-
-    @property
-    def buffer(self) -> np.ndarray:
-        return self.guarded[GUARD:GUARD + self.desc.total_size]
-
-    def guards_intact(self) -> bool:
-        g = self.guarded
-        return (g[:GUARD].tobytes() == _GUARDS
-                and g[GUARD + self.desc.total_size:].tobytes() == _GUARDS)
-
-    def read(self) -> np.ndarray:
-        return read_tensor(self.desc, self.buffer)
-
-
-class Executor(Protocol):
-    """Where the backend's code runs, on bindings the harness owns: create_operator(call) is
-    the backend's create_operator alone (IDMLDevice::CreateOperator); dispatch(call, bindings)
-    is its create_operator then its execute on the bindings (one step for an executor in
-    another process). The bindings' bytes (guards included) are the backend's to write during
-    dispatch; the runner reads them only after dispatch returns."""
-
-    def create_operator(self, call: OperatorCall) -> None: ...
-
-    def dispatch(self, call: OperatorCall, bindings: Mapping[str, _Binding]) -> None: ...
-
-
-class InProcess:
-    """The executor of an in-process run: the backend's own methods, on views of the bindings
-    (TotalTensorSizeInBytes each, between the guards). Not tamper-proof: the backend shares the
-    process, and so the modules, of the judge."""
-
-    def __init__(self, backend: Backend) -> None:
-        self.backend = backend
-
-    def create_operator(self, call: OperatorCall) -> None:
-        self.backend.create_operator(call)
-
-    def dispatch(self, call: OperatorCall, bindings: Mapping[str, _Binding]) -> None:
-        self.backend.create_operator(call)
-        self.backend.execute(call, {t: b.buffer for t, b in bindings.items()})
-
-
-class OverBudget(CaseError):  # noqa: N818 - reads as what happened: the case is over budget
-    """A buffer the runner will not materialise: beyond MAX_BUFFER_BYTES or the memory cap."""
-
-
-def _allocate(desc: TensorDesc, fill: int, budget: list[int] | None = None) -> _Binding:
-    """A guarded binding of desc, its bytes set to fill. budget: [bytes left], charged."""
-    total = desc.total_size
-    if total > MAX_BUFFER_BYTES:
-        raise OverBudget(f"a {total}-byte buffer is beyond what the runner materialises "
-                         f"({MAX_BUFFER_BYTES})")
-    if budget is not None:
-        if total * WORKING_COPIES > budget[0]:
-            raise OverBudget(f"a {total}-byte buffer does not fit in what is left of the "
-                             f"memory cap ({budget[0] // WORKING_COPIES} bytes per buffer)")
-        budget[0] -= total * WORKING_COPIES
-    # Bind at an address aligned as DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT and the desc's
-    # GuaranteedBaseOffsetAlignment promise.
-    align = max(MINIMUM_BUFFER_TENSOR_ALIGNMENT, desc.guaranteed_base_offset_alignment)
-    raw = np.empty(GUARD + total + GUARD + align, dtype=np.uint8)
-    skip = -(raw.ctypes.data + GUARD) % align
-    guarded = raw[skip:skip + GUARD + total + GUARD]
-    guarded[:] = GUARD_BYTE
-    guarded[GUARD:GUARD + total] = fill
-    return _Binding(desc, guarded)
 
 
 class CaseRun:
@@ -306,26 +185,6 @@ def _same(now: np.ndarray, before: bytes) -> bool:
     return bool(np.array_equal(now, np.frombuffer(before, dtype=np.uint8)))
 
 
-def padding_written(b: _Binding, fill: int) -> int:
-    """How many bytes of an output's padding (inside TotalTensorSizeInBytes, outside every
-    logical element) no longer hold the fill. A packed desc in row-major order has its padding
-    at the end only (the rounding up to 4 bytes and any larger TotalTensorSizeInBytes)."""
-    desc, buffer = b.desc, b.buffer
-    if not desc.is_strided:
-        tail = buffer[desc.element_count * desc.data_type.size:]
-        return int(np.count_nonzero(tail != fill)) if tail.size else 0
-    return int(np.count_nonzero(~footprint_mask(desc) & (buffer != fill)))
-
-
-class BindingError(Exception):
-    """A FAIL found in the bound buffers: guard bytes or input bytes changed."""
-
-
-class BackendError(Exception):
-    """The backend raised something other than DescRejected: an ERROR. (An executor that runs
-    the backend elsewhere raises it with the backend's exception in words.)"""
-
-
 #: Inputs made for earlier cases: many cases share an input (the same generator, parameters,
 #: type and sizes), and a run makes each once. Only small ones are kept, MADE_BYTES in all.
 _MADE: OrderedDict[tuple, tuple[np.ndarray, str | None]] = OrderedDict()
@@ -357,104 +216,6 @@ def _made(source: Source, desc: TensorDesc) -> tuple[np.ndarray, str | None]:
         while _made_bytes[0] > MADE_BYTES:
             _made_bytes[0] -= _MADE.popitem(last=False)[1][0].nbytes
     return made
-
-
-def _call_backend(method: Callable, *args: object) -> None:
-    try:
-        method(*args)
-    except (DescRejected, BackendError, CaseError):
-        raise
-    except Exception as exc:
-        tb = traceback.extract_tb(exc.__traceback__)
-        where = f" at {tb[-1].filename}:{tb[-1].lineno}" if tb else ""
-        raise BackendError(f"the backend raised {type(exc).__name__}: {exc}{where}") from exc
-
-
-def call_expected(case: Case, run: CaseRun, name: str, strict: bool, flags: ExecutionFlags
-                  ) -> dict[str, Expected]:
-    """The operator spec's expectations of call `name` (OperatorSpec.expected on the inputs
-    bound for it), from the expectations cache where the case itself makes every input of the
-    call (then they are a function of the case's digest, the flags and the suite's source:
-    conformance.session.expected_cache); an input taken from another call's output is the
-    backend's, and the call is computed every time."""
-    call = case.call(name)
-    spec = ops.get(call.operator)
-    k = None
-    if all(getattr(case.inputs.get(f"{name}.{t}"), "kind", "from") != "from"
-           for t in spec.inputs):
-        k = expected_cache.key(case.digest(), name, strict, flags)
-        found = expected_cache.read(k)
-        if found is not None and set(found) == set(spec.outputs):
-            return found
-    inputs = {t: run.bindings[f"{name}.{t}"].read() for t in spec.inputs}
-    computed = spec.expected(call, inputs, strict=strict, flags=flags)
-    if k is not None:
-        expected_cache.write(k, computed)
-    return computed
-
-
-def expectations(case: Case, run: CaseRun, flags: ExecutionFlags = ExecutionFlags.NONE
-                  ) -> dict[str, Expected]:
-    """How each expected output is judged (its strict model, with the legal envelope where the
-    platform's rules allow more). A case in an ambiguous region is judged strictly by the
-    reading the suite takes (its results are reported apart and decide no verdict). flags: the
-    run's execution flags (they may widen the envelope)."""
-    out: dict[str, Expected] = {}
-    strict = case.ambiguous is not None
-    for ref, e in (case.expected or {}).items():
-        desc = case.desc(ref)
-        name, tensor = ref.split(".", 1)
-        if e.kind == "reference" or e.model:
-            model = call_expected(case, run, name, strict, flags)[tensor]
-            if e.kind == "reference":
-                out[ref] = model
-                continue
-        if e.model:
-            if model.kind != "within":
-                raise CaseError(f"{case.show_ref(ref)}: 'tolerance: model' needs an operator "
-                                f"whose outputs are judged within a bound ({model.rule})")
-            center = sources.exact_values(e.data, desc)
-            values = sources.rounded(center, desc.data_type)
-            legal = model.envelope
-            out[ref] = Expected(values, kind="within", center=center, bound=model.bound,
-                                rule=f"the case's exact values, {model.rule}",
-                                legal=Expected(values, kind="within", center=center,
-                                               bound=legal.bound,
-                                               rule=f"the case's exact values, {legal.rule}"))
-            continue
-        values = (sources.from_values if e.kind == "values" else sources.from_bits)(e.data, desc)
-        if e.ulp is not None and desc.data_type.is_float:
-            center = values.astype(np.float64)
-            bound = e.ulp * np.spacing(np.abs(values)).astype(np.float64)
-            out[ref] = Expected(values, kind="within", center=center, bound=bound,
-                                rule=f"within {e.ulp} ulp of the case's values")
-        else:
-            out[ref] = Expected(values, rule="bit-exact, the case's values")
-    return out
-
-
-def covers_fill(expected: Expected, fill: int) -> bool:
-    """Whether the fill pattern itself is an acceptable value of some element (then an
-    unwritten element would pass unseen, and a second run with another fill is needed).
-    Judged by the expectation itself, so a tolerance ('within', 'one_of') that admits the
-    fill counts too, not only an expected value equal to it."""
-    values = expected.values
-    filled = np.full(values.nbytes, fill, dtype=np.uint8).view(values.dtype).reshape(values.shape)
-    return bool(not compare.mismatches(filled, expected).all())
-
-
-@dataclass
-class _Verdict:
-    """What one run of a case's calls with one output fill came to."""
-
-    status: str
-    message: str = ""
-    info: list[str] = field(default_factory=list)
-    mismatches: list[dict] = field(default_factory=list)
-    grids: list[dict] = field(default_factory=list)
-    again: bool = False  # the fill itself is acceptable somewhere: run again with another
-    margin: float | None = None
-    diagnosis: dict | None = None
 
 
 def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
@@ -521,80 +282,6 @@ def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
     elif warnings:
         verdict.status, verdict.message = "QUALITY_WARNING", " | ".join(warnings)
     return verdict
-
-
-def relation_model(case: Case, run: CaseRun, left: str, right: np.ndarray,
-                    flags: ExecutionFlags) -> Expected:
-    """How a relation `left == right` is judged: strictly bit for bit; where `left` is an output
-    of arithmetic (linear resampling), legally within that output's envelope around `right`
-    (two legal evaluations of the same value, e.g. a scale-1 identity or two equivalent operators,
-    may round differently), and where it is a nearest output, with any NaN for a NaN."""
-    strict = Expected(right, rule="bit-exact")
-    name, tensor = left.split(".", 1)
-    spec = ops.get(case.call(name).operator)
-    if tensor not in spec.outputs:
-        return strict
-    envelope = call_expected(case, run, name, False, flags)[tensor].envelope
-    if envelope.kind == "exact" and not envelope.any_nan:
-        return strict
-    strict.legal = compare.recentred(right, envelope, f"{envelope.rule}, around the other side")
-    return strict
-
-
-def backend_flags(backend: Claims) -> ExecutionFlags:
-    """The execution flags a backend runs with (NONE for one built without them)."""
-    return ExecutionFlags(getattr(backend, "execution_flags", ExecutionFlags.NONE))
-
-
-def _keep_failure(case: Case, run: CaseRun, ref: str, got: np.ndarray,
-                  judged: compare.Judgement, verdict: _Verdict) -> None:
-    """Keep what a reader of the report needs: the call's small inputs, the output with what was
-    expected, and the first mismatching elements."""
-    name = ref.split(".", 1)[0]
-    spec = ops.get(case.call(name).operator)
-    for t in spec.inputs:
-        g = compare.grid(case.show_ref(f"{name}.{t}"), run.bindings[f"{name}.{t}"].read())
-        if g and g not in verdict.grids:
-            verdict.grids.append(g)
-    g = compare.grid(case.show_ref(ref), got, judged.model, judged.bad)
-    if g:
-        verdict.grids.append(g)
-    for index in np.argwhere(judged.bad)[:compare.SHOWN]:
-        idx = tuple(int(i) for i in index)
-        verdict.mismatches.append({"tensor": case.show_ref(ref), "index": list(idx),
-                                   "expected": compare.format_value(judged.model.values[idx]),
-                                   "got": compare.format_value(got[idx])})
-
-
-def _diagnose(case: Case, run: CaseRun, failed: dict[str, dict[str, tuple[np.ndarray, Expected]]],
-              flags: ExecutionFlags, related: bool) -> dict | None:
-    """What the catalogue of misreadings recognises in the failing outputs, call by call
-    (conformance.judge.diagnose): the outputs judged against expectations, and, where a relation
-    failed, every other call's outputs against the operator's reference for the inputs it was
-    given. The readings of every call, the texts joined."""
-    from conformance.judge import diagnose  # the catalogue is loaded only when something FAILs
-
-    readings: list[str] = []
-    texts: list[str] = []
-    for named in case.calls:
-        name, call = named.name, named.call
-        spec = ops.get(call.operator)
-        inputs = {t: run.bindings[f"{name}.{t}"].buffer for t in spec.inputs}
-        if name in failed:
-            outputs = failed[name]
-            found = diagnose.explain(call, inputs, run.fill_of(name),
-                                     {t: got for t, (got, _) in outputs.items()},
-                                     {t: exp for t, (_, exp) in outputs.items()})
-        elif related:
-            found = diagnose.explain_by_reference(
-                call, inputs, run.fill_of(name),
-                {t: run.bindings[f"{name}.{t}"].read() for t in spec.outputs}, flags)
-        else:
-            continue
-        if found:
-            readings += [r for r in found["readings"] if r not in readings]
-            texts.append(f"{name}: {found['text']}" if len(case.calls) > 1 else found["text"])
-    return {"readings": readings, "text": "; ".join(texts)} if texts else None
 
 
 def _run_rejected(case: Case, executor: Executor, claimed: FeatureLevel,
