@@ -39,6 +39,7 @@ import numpy as np
 
 from conformance import ops
 from conformance.flags import ExecutionFlags
+from conformance.kit.rejection import DescRejected
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.tensors import MAX_BUFFER_BYTES, DataType
@@ -47,10 +48,6 @@ __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "ENVIRONMENT_KEYS", "MAX_BUFFER_BYTES
            "BackendLoadError", "Capabilities", "DescRejected", "backend_class", "environment_of",
            "environment_problem", "load_backend", "registered"]
 
-
-
-class DescRejected(Exception):  # noqa: N818 - named for what DirectML does: it rejects the desc
-    """Raised by a backend that refuses an operator desc as invalid (DirectML: E_INVALIDARG)."""
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Each family is a strategy that draws the parameters of one case (every draw named and noted)
 and builds the case dict as the family does for cases/generated/: the explore() of the family's
-modules (conformance/generate/family.py), the generic ones asking each operator through its
+modules (conformance/kit/family.py), the generic ones asking each operator through its
 hooks. An example is dumped to YAML, loaded back with load_text (so it is exactly what a
 committed file would hold) and run through a conformance.session.Session (the one `dmlconf run`
 and the pytest plugin use), one case at a time; the property is that the status is PASS or
@@ -33,7 +33,7 @@ from conformance.backend import Backend
 from conformance.casefile import Case, load_cases, load_text
 from conformance.flags import ExecutionFlags
 from conformance.generate import dump, family_modules
-from conformance.generate.family import Example
+from conformance.kit.family import Example
 from conformance.levels import FeatureLevel
 from conformance.results import Result
 from conformance.session import RunOptions, Session
@@ -283,7 +283,7 @@ def _explore(session: Session, names: list[str], *, max_examples: int | None,
 
 
 def command(args: argparse.Namespace) -> int:
-    """`dmlconf explore` (conformance/cli.py parses the arguments)."""
+    """`dmlconf explore` (conformance/cli/explore.py parses the arguments)."""
     level = FeatureLevel.parse(args.level) if args.level else None
     status, _ = explore(args.backend, args.family, max_examples=args.max_examples,
                         seconds=args.seconds, seed=args.seed, out=args.out, level=level,

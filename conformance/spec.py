@@ -7,16 +7,15 @@ is the project's copy of the team's NOTES file; "NOTES §N" cites its section N)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 #: The address of the DirectML API reference pages (operator packages build theirs on it).
 API = "https://learn.microsoft.com/windows/win32/api/directml/"
 _DOCS = "https://learn.microsoft.com/windows/ai/directml/"
 
-#: Spec page key -> public address. The keys are the page names used in case files. These are
-#: the pages every operator shares; each operator package adds its own with register() (the
-#: packages are found when conformance.ops is imported).
+#: Spec page key -> public address: the pages every operator shares (the keys are the page names
+#: used in case files). An operator package names its own pages as Page constants and lists them
+#: in its PAGES; conformance.ops.pages() gathers them all when first asked.
 PAGES: dict[str, str] = {
     "DML_BUFFER_TENSOR_DESC": API + "ns-directml-dml_buffer_tensor_desc",
     "DML_TENSOR_DATA_TYPE": API + "ne-directml-dml_tensor_data_type",
@@ -29,36 +28,48 @@ PAGES: dict[str, str] = {
 }
 
 
-def register(pages: Mapping[str, str]) -> None:
-    """Add an operator package's pages to PAGES. A page may be registered again (two packages
-    citing one enum page) only with the same address."""
-    for key, url in pages.items():
-        if PAGES.get(key, url) != url:
-            raise ValueError(f"spec page {key!r} registered with two addresses: "
-                             f"{PAGES[key]} and {url}")
-        PAGES[key] = url
+class Page(str):
+    """A spec page key that carries its address: an operator package's page (the shared pages
+    are keys of PAGES). It is the key wherever a string is (case files, results)."""
+
+    url: str
+
+    def __new__(cls, key: str, url: str) -> Page:
+        page = super().__new__(cls, key)
+        page.url = url
+        return page
+
+    def __reduce__(self) -> tuple[type[Page], tuple[str, str]]:
+        return Page, (str(self), self.url)
+
+
+def pages_of(*pages: Page) -> dict[str, str]:
+    """A package's PAGES: key -> address of its Page constants."""
+    return {str(page): page.url for page in pages}
 
 
 @dataclass(frozen=True)
 class Citation:
-    """A pointer into the spec: a page key of PAGES and a section (heading or NOTES number)."""
+    """A pointer into the spec: a page (a key of PAGES, or an operator package's Page) and a
+    section (heading or NOTES number)."""
 
     page: str
     section: str = ""
 
     def __post_init__(self) -> None:
-        if self.page not in PAGES:
-            raise ValueError(f"unknown spec page {self.page!r}; known: {', '.join(PAGES)}")
+        if not isinstance(self.page, Page) and self.page not in PAGES:
+            raise ValueError(f"unknown spec page {self.page!r}: an operator package's page is "
+                             f"cited by its Page constant; shared pages: {', '.join(PAGES)}")
 
     @property
     def url(self) -> str:
-        return PAGES[self.page]
+        return self.page.url if isinstance(self.page, Page) else PAGES[self.page]
 
     def __str__(self) -> str:
         return f"{self.page} § {self.section}" if self.section else self.page
 
     def to_json(self) -> dict[str, str]:
-        return {"page": self.page, "section": self.section, "url": self.url}
+        return {"page": str(self.page), "section": self.section, "url": self.url}
 
 
 def notes(section: str) -> Citation:

@@ -217,9 +217,9 @@ def test_every_package_brings_its_pages_families_and_misreadings(package: str) -
     module = __import__(f"conformance.ops.{package}", fromlist=["OPERATORS"])
     names = [s.name for s in module.OPERATORS]
     assert names and all(ops.PACKAGES[n] == package for n in names)
-    assert module.PAGES and all(spec.PAGES[k] == v for k, v in module.PAGES.items())
+    assert module.PAGES and all(ops.pages()[k] == v for k, v in module.PAGES.items())
     for s in module.OPERATORS:
-        assert s.page in module.PAGES
+        assert isinstance(s.page, spec.Page) and module.PAGES[s.page] == s.page.url
     families = __import__(f"conformance.ops.{package}.cases", fromlist=["FAMILIES"]).FAMILIES
     for family in families:
         assert family.FAMILY and family.DESCRIPTION and callable(family.files), family
@@ -238,3 +238,19 @@ def test_docs_describe_every_hook() -> None:
                                                                 "not_applicable"}
     missing = sorted(h for h in hooks if f"`{h}" not in text)
     assert not missing, f"docs/operators.md does not describe {missing}"
+
+
+def test_a_citation_of_a_package_page_needs_its_page_constant() -> None:
+    """No registry filled at import: a package's page is cited by its Page (which carries its
+    address), a shared page by its key; a bare unknown key is refused whatever was imported."""
+    from conformance.ops.resample.pages import RESAMPLE1
+
+    assert spec.Citation(RESAMPLE1, "Scales").url == RESAMPLE1.url == ops.pages()[RESAMPLE1]
+    assert spec.Citation("dml-strides").url == spec.PAGES["dml-strides"]
+    with pytest.raises(ValueError, match="Page constant"):
+        spec.Citation("DML_RESAMPLE1_OPERATOR_DESC", "Scales")
+    import pickle
+
+    again = pickle.loads(pickle.dumps(spec.Citation(RESAMPLE1, "Scales")))
+    assert again.url == RESAMPLE1.url and again.to_json()["page"] == "DML_RESAMPLE1_OPERATOR_DESC"
+    assert type(again.to_json()["page"]) is str

@@ -19,8 +19,8 @@ pytest.importorskip("numba")
 from conformance import ops
 from conformance.backend import Backend, load_backend
 from conformance.casefile import load_cases
-from conformance.generate.build import padded_strides, reversed_strides
 from conformance.judge.compare import judge
+from conformance.kit.build import padded_strides, reversed_strides
 from conformance.levels import HIGHEST
 from conformance.ops import OperatorCall
 from conformance.results import exit_status

@@ -21,7 +21,8 @@ import pytest
 from conformance import ops
 from conformance.backend import Backend, Capabilities
 from conformance.casefile import Case, load_cases, logical_values
-from conformance.judge.misreadings import CATALOGUE, Misreading
+from conformance.judge.misreadings import CATALOGUE
+from conformance.kit.misreading import Misreading
 from conformance.levels import HIGHEST
 from conformance.ops import OperatorCall
 from conformance.results import Result

@@ -12,8 +12,8 @@ pytest.importorskip("numba")
 
 from conformance import ops
 from conformance.backend import load_backend
-from conformance.generate.build import padded_strides
 from conformance.judge.compare import judge
+from conformance.kit.build import padded_strides
 from conformance.tensors import DataType, TensorDesc, read_tensor, write_tensor
 from tests.support import execute_at
 

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance import report
+from conformance import present, report
 from conformance.cli import main
+from conformance.report import common
+from conformance.results import NOT_RECOGNISED
 from tests.support import DOCUMENTED, SWAPPED, Dmlconf
 from tests.support.documents import (
     CRASH,
@@ -275,37 +277,37 @@ def test_markdown_timeout_crash_incomplete_shard_and_execution() -> None:
 
 
 def test_execution_and_shard_lines() -> None:
-    assert report.execution_text(None) is None
-    assert report.execution_text({"workers": 1, "isolated": False, "timeout_s": None,
+    assert common.execution_text(None) is None
+    assert common.execution_text({"workers": 1, "isolated": False, "timeout_s": None,
                                   "memory_cap_bytes": None, "resumed_cases": 3}) == (
         "1 worker; isolated: no; no per-case timeout; no memory cap; resumed_cases 3")
-    assert report.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
+    assert common.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
                                   "memory_cap_bytes": 512 * 2 ** 20}) == (
         "2 workers; isolated: yes; per-case timeout 5 s; memory cap 512 MiB")
-    assert report.execution_text({"workers": 1, "isolated": False, "timeout_s": None,
+    assert common.execution_text({"workers": 1, "isolated": False, "timeout_s": None,
                                   "memory_cap_bytes": None, "resumed_cases": 0,
                                   "cases_per_worker": None, "thread_environment": {}}) == (
         "1 worker; isolated: no; no per-case timeout; no memory cap")
-    assert report.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
+    assert common.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
                                   "memory_cap_bytes": None, "cases_per_worker": 1,
                                   "retries": 2, "thread_environment": {"OMP_NUM_THREADS": "1"}}
                                  ) == (
         "2 workers; isolated: yes; per-case timeout 5 s; no memory cap; a fresh worker for every "
         "case; failing cases retried 2 times; workers' thread pools OMP_NUM_THREADS=1")
-    assert report.execution_text({"workers": 1, "isolated": True, "timeout_s": 5,
+    assert common.execution_text({"workers": 1, "isolated": True, "timeout_s": 5,
                                   "memory_cap_bytes": None, "cases_per_worker": 50,
                                   "retries": 1}) == (
         "1 worker; isolated: yes; per-case timeout 5 s; no memory cap; a fresh worker every "
         "50 cases; failing cases retried 1 time")
-    assert report.execution_text({"merged": [
+    assert common.execution_text({"merged": [
         {"shard": "1/2", "execution": {"workers": 2, "isolated": True, "timeout_s": 5,
                                        "memory_cap_bytes": None}},
         {"shard": "2/2", "execution": None}]}) == (
         "merged from 2 shards: shard 1/2: 2 workers; isolated: yes; per-case timeout 5 s; "
         "no memory cap | shard 2/2: ?")
-    assert report.shard_line({"shard": None}) is None and report.shard_line({}) is None
-    assert report.incomplete_line({"complete": True, "load_errors": []}) is None
-    assert report.incomplete_line({"complete": False}) == (
+    assert common.shard_line({"shard": None}) is None and common.shard_line({}) is None
+    assert common.incomplete_line({"complete": True, "load_errors": []}) is None
+    assert common.incomplete_line({"complete": False}) == (
         "INCOMPLETE: some cases could not be loaded — cases were not run, no verdict stands")
 
 
@@ -458,7 +460,7 @@ def test_markdown_lists_quality_warnings_apart() -> None:
     assert "PASS 2, QUALITY_WARNING 2, FAIL 2," in md
     warned = table_rows(md_section(md, "QUALITY_WARNING cases (passing, listed apart)"))
     assert warned == [
-        "| generated/tables/resample1/b/float16 | 0.75 | " + report.md_cell(WARNED) + " |",
+        "| generated/tables/resample1/b/float16 | 0.75 | " + common.md_cell(WARNED) + " |",
         "| generated/tables/resample1/c/float16 | - | OutputTensor: NaN payload changed at "
         "\\[0, 0, 0, 1\\] (allowed: not a raw move) |"]
     failures = md_section(md, "FAIL, ERROR, TIMEOUT cases")
@@ -496,12 +498,12 @@ def test_markdown_diagnosis_column_and_summary() -> None:
 
     md = report.render_markdown(graded_document())
     d, e = table_rows(md_section(md, "FAIL, ERROR, TIMEOUT cases"))
-    assert d.endswith(" | " + report.md_cell(DIAGNOSED["text"], 400) + " |")
+    assert d.endswith(" | " + common.md_cell(DIAGNOSED["text"], 400) + " |")
     assert "holds input \\[0,2,0,0\\]" in d
     assert e.endswith(" |  |")  # nothing recognised: an empty cell
     summary = md_section(md, "Diagnosis summary")
     words = CATALOGUE["other-order"].reading
-    assert table_rows(summary) == [f"| other-order | 1 | {report.md_cell(words, 400)} |"]
+    assert table_rows(summary) == [f"| other-order | 1 | {common.md_cell(words, 400)} |"]
     assert "1 of 2 FAILs matched no reading of the catalogue of misreadings." in summary
 
 
@@ -509,14 +511,14 @@ def test_diagnosis_summary_from_the_document_or_the_results() -> None:
     from conformance.judge.misreadings import CATALOGUE
 
     doc = graded_document()
-    computed = report.diagnosis_summary(doc)
+    computed = common.diagnosis_summary(doc)
     assert computed == {"readings": [{"key": "other-order", "count": 1,
                                       "reading": CATALOGUE["other-order"].reading}],
                         "failures": 2, "unrecognised": 1}
-    doc["diagnoses"] = {"other-order": 1, report.NOT_RECOGNISED: 1}  # as results.document
-    assert report.diagnosis_summary(doc) == computed
+    doc["diagnoses"] = {"other-order": 1, NOT_RECOGNISED: 1}  # as results.document
+    assert common.diagnosis_summary(doc) == computed
     doc["diagnoses"] = {"no-such-reading": 3, "other-order": 5}  # another suite version's
-    assert report.diagnosis_summary(doc)["readings"] == [
+    assert common.diagnosis_summary(doc)["readings"] == [
         {"key": "other-order", "count": 5, "reading": CATALOGUE["other-order"].reading},
         {"key": "no-such-reading", "count": 3, "reading": "(not in this suite's catalogue)"}]
     assert "### Diagnosis summary" not in report.render_markdown(
@@ -535,54 +537,54 @@ def test_execution_flags_none_and_from_an_older_document() -> None:
                         "memory_cap_bytes": None,
                         "execution_flags": ["ALLOW_HALF_PRECISION_COMPUTATION",
                                             "DISABLE_META_COMMANDS"]}
-    assert report.flags_text(doc) == "ALLOW_HALF_PRECISION_COMPUTATION|DISABLE_META_COMMANDS"
-    assert report.execution_text(doc["execution"]) == (
+    assert common.flags_text(doc) == "ALLOW_HALF_PRECISION_COMPUTATION|DISABLE_META_COMMANDS"
+    assert common.execution_text(doc["execution"]) == (
         "1 worker; isolated: no; no per-case timeout; no memory cap")  # said apart
     assert "| Execution flags | ALLOW_HALF_PRECISION_COMPUTATION\\|DISABLE_META_COMMANDS |" in \
         report.render_markdown(doc)
-    assert report.repro_command(doc, "a/ok").endswith(
+    assert common.repro_command(doc, "a/ok").endswith(
         "--execution-flags ALLOW_HALF_PRECISION_COMPUTATION,DISABLE_META_COMMANDS")
 
 
 # -- levels not claimed, NOT_SUPPORTED by reason, plurals ----------------------------------------
 def test_a_level_all_not_supported_is_not_claimed_in_every_report() -> None:
     doc = narrow_document()
-    words = report.verdict_words(doc)
-    reasons = report.unclaimed_reasons(doc)
+    words = present.verdict_words(doc)
+    reasons = present.unclaimed_reasons(doc)
     assert sorted(reasons) == ["1_0", "2_0"]  # the levels it claims nothing of
     assert reasons["1_0"] == [("the backend does not implement DEPTH_TO_SPACE", 18),
                               ("the backend does not implement SPACE_TO_DEPTH", 18)]
     assert words["1_0"] == ("not claimed: the backend does not implement DEPTH_TO_SPACE "
                             "(18 cases); the backend does not implement SPACE_TO_DEPTH (18 cases)")
     assert words["2_1"] == "NOT conformant"
-    assert report.verdict_lines(doc)["1_0"] == (
+    assert present.verdict_lines(doc)["1_0"] == (
         "not claimed (36 mandatory cases, all NOT_SUPPORTED): the backend does not implement "
         "DEPTH_TO_SPACE (18 cases); the backend does not implement SPACE_TO_DEPTH (18 cases)")
-    assert report.verdict_lines(doc)["2_1"].startswith("NOT conformant (43/378 mandatory cases "
+    assert present.verdict_lines(doc)["2_1"].startswith("NOT conformant (43/378 mandatory cases "
                                                        "pass; FAIL 2, ERROR 0, NOT_SUPPORTED 333")
     props = {p.get("name"): p.get("value")
              for p in parse(report.render_junit(doc)).findall("testsuite/properties/property")}
     assert props["verdict.1_0"] == words["1_0"] and props["verdict.2_0"] == words["2_0"]
     assert props["verdict.2_1"] == "NOT conformant"
     md = report.render_markdown(doc)
-    assert f"| 1_0 | {report.md_cell(words['1_0'], 400)} | 36 | 0 | 0 | 0 | 0 | 0 | 36 |" in md
+    assert f"| 1_0 | {common.md_cell(words['1_0'], 400)} | 36 | 0 | 0 | 0 | 0 | 0 | 36 |" in md
     assert "| 2_1 | NOT conformant | 378 |" in md
 
 
 def test_not_claimed_words_without_the_results_and_with_many_reasons() -> None:
     v = {"conformant": False, "mandatory": 5, "PASS": 0, "QUALITY_WARNING": 0, "FAIL": 0,
          "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 5, "XFAIL": 0, "XPASS": 0}
-    assert report.not_claimed(v)
-    assert report._verdict_word(v) == "not claimed: every mandatory case is NOT_SUPPORTED"
-    assert report.verdict_line(v) == "not claimed (5 mandatory cases, all NOT_SUPPORTED)"
-    assert report.verdict_line(v, [("no A", 5)]) == (
+    assert present.not_claimed(v)
+    assert present._verdict_word(v) == "not claimed: every mandatory case is NOT_SUPPORTED"
+    assert present.verdict_line(v) == "not claimed (5 mandatory cases, all NOT_SUPPORTED)"
+    assert present.verdict_line(v, [("no A", 5)]) == (
         "not claimed (5 mandatory cases, all NOT_SUPPORTED): no A (5 cases)")
     many = [("no A", 2), ("no B", 1), ("no C", 1), ("no D", 1)]
-    assert report._verdict_word(v, many) == ("not claimed: no A (2 cases); no B (1 case); "
+    assert present._verdict_word(v, many) == ("not claimed: no A (2 cases); no B (1 case); "
                                              "no C (1 case); and 1 other reason")
     # a FAIL, or no NOT_SUPPORTED, or nothing mandatory: not "not claimed"
-    assert not report.not_claimed({**v, "NOT_SUPPORTED": 4, "FAIL": 1})
-    assert not report.not_claimed({**v, "mandatory": 0, "NOT_SUPPORTED": 0})
+    assert not present.not_claimed({**v, "NOT_SUPPORTED": 4, "FAIL": 1})
+    assert not present.not_claimed({**v, "mandatory": 0, "NOT_SUPPORTED": 0})
     doc = document([result("documented/depth_to_space1/a", "NOT_SUPPORTED", "no X",
                            feature_level="2_1"),
                     result("documented/depth_to_space1/b", "NOT_SUPPORTED", "no Y",
@@ -591,17 +593,17 @@ def test_not_claimed_words_without_the_results_and_with_many_reasons() -> None:
                            feature_level="not a level")])
     doc["verdict"]["2_1"] = {**v, "mandatory": 1, "NOT_SUPPORTED": 1}
     # the mandatory cases only (not the ambiguous one); a level that does not parse is skipped
-    assert report.unclaimed_reasons(doc) == {"2_1": [("no X", 1)]}
-    assert report.verdict_words(doc)["2_1"] == "not claimed: no X (1 case)"
+    assert present.unclaimed_reasons(doc) == {"2_1": [("no X", 1)]}
+    assert present.verdict_words(doc)["2_1"] == "not claimed: no X (1 case)"
 
 
 def test_markdown_counts_not_supported_cases_by_reason() -> None:
     doc = narrow_document()
     md = report.render_markdown(doc)
     rows = table_rows(md_section(md, "NOT_SUPPORTED cases, by reason"))
-    assert rows == [f"| {report.md_cell(reason, 400)} | {n} |"
-                    for reason, n in report.unsupported_reasons(doc["results"])]
-    assert sum(n for _, n in report.unsupported_reasons(doc["results"])) == \
+    assert rows == [f"| {common.md_cell(reason, 400)} | {n} |"
+                    for reason, n in common.unsupported_reasons(doc["results"])]
+    assert sum(n for _, n in common.unsupported_reasons(doc["results"])) == \
         doc["summary"]["NOT_SUPPORTED"]
     short = report.render_markdown(doc, max_failures=3)
     assert len(table_rows(md_section(short, "NOT_SUPPORTED cases, by reason"))) == 3

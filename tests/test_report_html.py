@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 from markupsafe import escape
 
-from conformance import report
+from conformance import present, report
 from conformance.cli import main
-from conformance.results import STATUSES
+from conformance.report import common
+from conformance.report import html as html_report
+from conformance.results import NOT_RECOGNISED, STATUSES
 from tests.support import DOCUMENTED, SWAPPED, Dmlconf
 from tests.support.documents import (
     CRASH,
@@ -95,7 +97,7 @@ def test_renders_documented_runs(dmlconf: Dmlconf, backend: str) -> None:
     rows = re.findall(r'<details class="case" data-section="\w+" data-status="(\w+)"', text)
     assert len(rows) == sum(r["status"] not in ("PASS", "NOT_SUPPORTED")
                             for r in doc["results"])
-    for level, word in report.verdict_words(doc).items():
+    for level, word in present.verdict_words(doc).items():
         assert f'<tr data-level="{level}"><td>{level}</td>' in text
         assert html.escape(word, quote=False) in text
     assert html.escape(doc["case_set_sha256"]) in text
@@ -108,7 +110,7 @@ def test_renders_documented_runs(dmlconf: Dmlconf, backend: str) -> None:
         assert (f'<td class="mono">{m["expected"]}</td><td class="mono">{m["got"]}</td>'
                 in text)
         assert f'href="{bad["spec"][0]["url"]}"' in text
-        repro = html.escape(report.repro_command(doc, bad["id"]))
+        repro = html.escape(common.repro_command(doc, bad["id"]))
         assert repro in text and "-k " + bad["id"] in repro
         assert "--backend " in repro
 
@@ -146,16 +148,16 @@ def test_sections_and_matrices() -> None:
     assert all(WARNED_ID not in section(text, name)
                for name in ("failures", "xpass", "xfail", "ambiguous"))
     assert "legal: spec-notes" in section(text, "info")
-    assert report.case_data_type(doc["results"][1]) == "FLOAT16"
-    assert report.case_data_type({"id": "generated/roundtrip/a/b1/float32-a"}) == "FLOAT32"
-    assert report.case_data_type({"id": "documented/resample1/boom"}) == "-"
+    assert common.case_data_type(doc["results"][1]) == "FLOAT16"
+    assert common.case_data_type({"id": "generated/roundtrip/a/b1/float32-a"}) == "FLOAT32"
+    assert common.case_data_type({"id": "documented/resample1/boom"}) == "-"
     # the result's own data types win over the id (documented ids name none)
-    assert report.case_data_type({"id": "documented/resample1/boom",
+    assert common.case_data_type({"id": "documented/resample1/boom",
                                   "data_types": ["FLOAT32"]}) == "FLOAT32"
-    assert report.case_data_type({"id": "x/float16", "data_types": ["FLOAT32", "UINT8"]}) == \
+    assert common.case_data_type({"id": "x/float16", "data_types": ["FLOAT32", "UINT8"]}) == \
         "FLOAT32/UINT8"
-    assert report.case_family({"id": "documented/x", "tags": ["documented"]}) == "documented"
-    assert report.case_family({"id": "generated/offsets/x", "tags": ["offsets"]}) == "offsets"
+    assert common.case_family({"id": "documented/x", "tags": ["documented"]}) == "documented"
+    assert common.case_family({"id": "generated/offsets/x", "tags": ["offsets"]}) == "offsets"
     # the operators are the columns (fewer than data types or families), their names
     # breakable after an underscore, with the full name as the title; data types and
     # families are the rows
@@ -210,7 +212,7 @@ def test_failures_first_then_xpass_warnings_xfail_ambiguous_unsupported_passing(
     groups = re.findall(r'<details class="group" data-status="(\w+)" data-count="(\d+)">', text)
     assert groups == [("NOT_SUPPORTED", "1"), ("PASS", "1")]
     assert "<details open" not in text
-    assert re.findall(r'<option value="(\w+)">', text)[:8] == list(report.LIST_ORDER)
+    assert re.findall(r'<option value="(\w+)">', text)[:8] == list(html_report.LIST_ORDER)
     # empty sections are left out, failures excepted
     lean = report.render_html(document([result("a/pass", "PASS")]))
     assert re.findall(r'<h2 id="h-(\w+)">', lean) == ["failures", "passing"]
@@ -230,7 +232,7 @@ def test_not_supported_cases_are_summarised_per_reason_with_their_ids() -> None:
         r'([^<]*)</span>: <span class="group-text">([^<]*)</span></summary>\n(.*?)</details>',
         section(text, "unsupported"), re.S)
     assert [(html.unescape(reason), int(n)) for n, _, reason, _ in groups] == \
-        report.unsupported_reasons(doc["results"])
+        common.unsupported_reasons(doc["results"])
     assert sorted(int(n) for n, *_ in groups) == sorted(map(len, by_reason.values()))
     first = {}
     for r in unsupported:
@@ -238,7 +240,7 @@ def test_not_supported_cases_are_summarised_per_reason_with_their_ids() -> None:
     for n, words, reason, blocks in groups:
         assert words == f"{n} cases"
         # the command that reruns the reason's first case alone
-        repro = report.repro_command(doc, first[html.unescape(reason)])
+        repro = common.repro_command(doc, first[html.unescape(reason)])
         assert f'<code class="repro">{html.escape(repro)}</code>' in blocks
         ids = [line for block in re.findall(r'<div class="ids mono"[^>]*>([^<]*)</div>', blocks)
                for line in block.split("\n")]
@@ -293,7 +295,8 @@ def test_zero_counts_are_neutral_and_only_counts_there_are_coloured() -> None:
     assert [c for c, _ in tds] == ["zero" if n == "0" else f"st-{s}"
                                    for s, (_, n) in zip(STATUSES, tds, strict=True)]
     assert ("st-FAIL", "2") in tds and ("zero", "0") in tds
-    assert report.count_class("FAIL", 0) == "zero" and report.count_class("FAIL", 3) == "st-FAIL"
+    assert html_report.count_class("FAIL", 0) == "zero"
+    assert html_report.count_class("FAIL", 3) == "st-FAIL"
 
 
 def test_large_run_is_quick_and_small() -> None:
@@ -356,7 +359,7 @@ def test_float_grids_carry_a_relative_error_for_the_heat_map() -> None:
 
     from conformance.expected import Expected
     from conformance.judge.compare import grid, mismatches
-    from conformance.report import grid_rows
+    from conformance.report.html import grid_rows
 
     want = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
     got = np.array([[1.0, 2.5], [3.0, 6.0]], np.float32)
@@ -370,7 +373,7 @@ def test_float_grids_carry_a_relative_error_for_the_heat_map() -> None:
 
 
 def test_timeout_rows_crash_details_and_the_worst_status_of_a_cell() -> None:
-    assert sorted(report.WORST_FIRST) == sorted(STATUSES)
+    assert sorted(html_report.WORST_FIRST) == sorted(STATUSES)
     doc = document([
         result("generated/layouts/a/float32", "FAIL", "differs", tags=["layouts"]),
         result("generated/layouts/b/float32", "TIMEOUT", "ran past the timeout of 2 s",
@@ -443,9 +446,10 @@ def test_hostile_document_renders_as_text_with_no_unsafe_link() -> None:
     for payload in PAYLOADS:
         assert str(escape(payload)) in text
     assert "{{7*7}}" in text  # data, never a template
-    assert report.web_url("JavaScript:alert(1)") is None and report.web_url(None) is None
-    assert report.web_url(" https://x") is None and report.web_url("data:text/html,x") is None
-    assert report.web_url("HTTPS://learn.microsoft.com/") == "HTTPS://learn.microsoft.com/"
+    assert html_report.web_url("JavaScript:alert(1)") is None and html_report.web_url(None) is None
+    assert html_report.web_url(" https://x") is None
+    assert html_report.web_url("data:text/html,x") is None
+    assert html_report.web_url("HTTPS://learn.microsoft.com/") == "HTTPS://learn.microsoft.com/"
 
 
 def test_a_lone_surrogate_is_written_not_raised(tmp_path: Path) -> None:
@@ -481,8 +485,8 @@ def test_quality_warnings_have_their_section_badge_filter_and_matrix_colour() ->
     assert dict(re.findall(r'<td class="st-(\w+)" title="([^"]*)"', dtype)) == {
         "QUALITY_WARNING": "PASS 1, QUALITY_WARNING 1",
         "NOT_SUPPORTED": "QUALITY_WARNING 1, NOT_SUPPORTED 1"}
-    assert report.WORST_FIRST.index("NOT_SUPPORTED") < report.WORST_FIRST.index(
-        "QUALITY_WARNING") < report.WORST_FIRST.index("PASS")
+    assert html_report.WORST_FIRST.index("NOT_SUPPORTED") < html_report.WORST_FIRST.index(
+        "QUALITY_WARNING") < html_report.WORST_FIRST.index("PASS")
 
 
 def test_an_ambiguous_warning_is_listed_with_the_warnings() -> None:
@@ -508,7 +512,7 @@ EXPECTED_BINS = [2, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 3]
 
 def test_the_margin_histogram_counts_each_half_decade() -> None:
     results = [result(f"m/{i}", "PASS", margin=m) for i, m in enumerate(MARGINS)]
-    h = report.margin_histogram(results)
+    h = common.margin_histogram(results)
     assert [b["count"] for b in h["bins"]] == EXPECTED_BINS
     assert (h["none"], h["zero"], h["below"], h["above"], h["judged"]) == (2, 1, 1, 1, 10)
     assert h["bins"][0]["low"] == 1e-6 and h["bins"][-1]["high"] == 1.0
@@ -579,7 +583,7 @@ def test_a_failure_shows_its_diagnosis_and_the_run_a_diagnosis_summary() -> None
                diagnosis=None),
         result("documented/resample1/boom", "ERROR", "raised", operators=["RESAMPLE1"]),
     ])
-    doc["diagnoses"] = {"other-order": 1, report.NOT_RECOGNISED: 1}
+    doc["diagnoses"] = {"other-order": 1, NOT_RECOGNISED: 1}
     text = report.render_html(doc)
     row = re.search(r'<details class="case" data-section="failures" data-status="FAIL"'
                     r'[^>]*example-2.*?</details>', text, re.S).group(0)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import report
 from conformance.cli import main
+from conformance.report import common
 from conformance.results.reproduce import repro_json
 from conformance.session import DEFAULT_JSON, chosen_level, reproduce_command
 from tests.support import BELOW_5_1_CASE, DOCUMENTED, SWAPPED, dmlconf_in
@@ -41,8 +41,8 @@ def reported(tmp_path: Path, case_id: str, *options: str) -> tuple[int, dict, st
     """Run the case: (exit status, results document, the command the report shows)."""
     page = tmp_path / "report.html"
     code, doc = dmlconf_in(tmp_path)("-k", case_id, *options, "--html", str(page))
-    command = report.repro_command(doc, case_id)
-    assert command == report.repro_command(doc, doc["results"][0])
+    command = common.repro_command(doc, case_id)
+    assert command == common.repro_command(doc, doc["results"][0])
     if doc["results"][0]["status"] != "PASS":  # the HTML report has a row for it
         assert f'<code class="repro">{html.escape(command)}</code>' in page.read_text("utf-8")
     return code, doc, command

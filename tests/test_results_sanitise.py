@@ -23,7 +23,7 @@ from conformance import results
 from conformance.cli import main
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.report import md_cell
+from conformance.report.common import md_cell
 from conformance.results import Result, safe_text, sanitise
 from conformance.session import journal
 from tests.support import DOCUMENTED

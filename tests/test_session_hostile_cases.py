@@ -12,7 +12,8 @@ import pytest
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance import results
 from conformance.casefile import CaseFileError, load_text
-from conformance.cli import main, parse_size
+from conformance.cli import main
+from conformance.cli.common import parse_size
 from conformance.session import runner
 from tests.support import DOCUMENTED, Dmlconf
 

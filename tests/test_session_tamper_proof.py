@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import report
 from conformance.casefile import Case, load_cases
 from conformance.cli import main
+from conformance.report import common
 from conformance.session import remote
 from tests.support import CHEATS, DOCUMENTED, ROOT, Dmlconf, result_of, statuses
 
@@ -97,7 +97,7 @@ def test_in_process_the_same_cheat_is_not_caught_and_the_run_is_labelled(
     assert code == int(passed < ALL) and doc["summary"]["PASS"] == passed
     assert not any(caught in r["message"] for r in doc["results"])
     assert doc["execution"]["tamper_proof"] is False
-    assert report.NOT_TAMPER_PROOF in out
+    assert common.NOT_TAMPER_PROOF in out
 
 
 # -- forged answers -------------------------------------------------------------------------------
@@ -301,12 +301,12 @@ def test_an_in_process_run_is_labelled_in_every_report(
     for isolate, proof in (("--no-isolate", False), ("--isolate", True)):
         code, doc = dmlconf(*args, isolate)
         assert code == 0
-        assert doc["execution"]["tamper_proof"] is proof and report.tamper_proof(doc) is proof
+        assert doc["execution"]["tamper_proof"] is proof and common.tamper_proof(doc) is proof
         out = capsys.readouterr().out
         junit = paths["xml"].read_text()
         assert f'<property name="tamper_proof" value="{str(proof).lower()}"/>' in junit
-        labelled = [report.NOT_TAMPER_PROOF in out,
-                    f"**{report.md_cell(report.NOT_TAMPER_PROOF)}**" in paths["md"].read_text(),
+        labelled = [common.NOT_TAMPER_PROOF in out,
+                    f"**{common.md_cell(common.NOT_TAMPER_PROOF)}**" in paths["md"].read_text(),
                     "NOT tamper-proof: the backend ran in the judge&#39;s process"
                     in paths["html"].read_text(),
                     '<property name="integrity" value="NOT tamper-proof' in junit]
@@ -315,16 +315,16 @@ def test_an_in_process_run_is_labelled_in_every_report(
 
 def test_a_merged_run_is_tamper_proof_only_if_every_shard_was() -> None:
     proof = {"execution": {"tamper_proof": True}}
-    assert report.tamper_proof(proof)
-    assert not report.tamper_proof({"execution": {"isolated": True}})  # older than the field
-    assert not report.tamper_proof({})
+    assert common.tamper_proof(proof)
+    assert not common.tamper_proof({"execution": {"isolated": True}})  # older than the field
+    assert not common.tamper_proof({})
 
     def merged(*shards: dict) -> dict:
         return {"execution": {"merged": [{"shard": f"{k + 1}/{len(shards)}", **s}
                                          for k, s in enumerate(shards)]}}
 
-    assert report.tamper_proof(merged(proof, proof))
-    assert not report.tamper_proof(merged(proof, {"execution": {"tamper_proof": False}}))
+    assert common.tamper_proof(merged(proof, proof))
+    assert not common.tamper_proof(merged(proof, {"execution": {"tamper_proof": False}}))
 
 
 def test_certify_forces_isolation_and_refuses_no_isolate(
@@ -337,13 +337,13 @@ def test_certify_forces_isolation_and_refuses_no_isolate(
     code, doc = dmlconf(*args)
     assert code == 0  # numpy on 7 cases: in-process by default
     assert doc["execution"]["tamper_proof"] is False
-    assert report.NOT_TAMPER_PROOF in capsys.readouterr().out
+    assert common.NOT_TAMPER_PROOF in capsys.readouterr().out
     code, doc = dmlconf(*args, "--certify")
     assert code == 0
     execution = doc["execution"]
     assert execution["isolated"] is True and execution["tamper_proof"] is True
     assert execution["certify"] is True and execution["workers"] == 1
-    assert report.NOT_TAMPER_PROOF not in capsys.readouterr().out
+    assert common.NOT_TAMPER_PROOF not in capsys.readouterr().out
 
 
 IMPORT_TIME_CHEAT = '''

@@ -25,7 +25,7 @@ from conformance.casefile.model import (
 )
 from conformance.casefile.safe_yaml import LineDict, line_of, plain
 from conformance.levels import FeatureLevel
-from conformance.spec import PAGES, Citation
+from conformance.spec import Citation, Page
 from conformance.tensors import TensorDesc
 
 #: The words of an error that a check let escape (a loader bug: the fuzz tests look for them).
@@ -63,10 +63,11 @@ def _build(item: LineDict, path: str | Path, hashing: list[int], raw: dict[str, 
             raise fail(str(exc), key) from None
     level, below = levels["feature_level"], levels["feature_level_below"]
     cites = item["spec"] if isinstance(item["spec"], list) else [item["spec"]]
+    pages = ops.pages()
     for i, c in enumerate(cites):
-        if c["page"] not in PAGES:
-            raise fail(f"unknown spec page {c['page']!r}; known: {', '.join(PAGES)}", "spec", i)
-    spec = tuple(Citation(c["page"], c.get("section", "")) for c in cites)
+        if c["page"] not in pages:
+            raise fail(f"unknown spec page {c['page']!r}; known: {', '.join(pages)}", "spec", i)
+    spec = tuple(Citation(Page(c["page"], pages[c["page"]]), c.get("section", "")) for c in cites)
 
     raw_calls = item["calls"] if "calls" in item else [
         {"name": SINGLE, **{k: item[k] for k in ("operator", "attributes", "tensors")}}]

@@ -35,6 +35,7 @@ from conformance.backend import registered
 from conformance.casefile import case_set_hash
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
+from conformance.present import Progress, verdict_line
 from conformance.results import Result, mustpass
 from conformance.session import RunOptions, Session
 
@@ -190,7 +191,7 @@ def environment(doc: dict[str, Any], backend_environment: dict[str, str],
 def statement_template(doc: dict[str, Any]) -> str:
     level = doc["feature_level"]
     flags = "|".join(doc["execution_flags"]) or "NONE"
-    verdict = report.verdict_line(doc["verdict"][level]) if level in doc["verdict"] else "?"
+    verdict = verdict_line(doc["verdict"][level]) if level in doc["verdict"] else "?"
     fill = PLACEHOLDER
     return "\n".join([
         "# Conformance statement",
@@ -330,8 +331,6 @@ def certify(request: Request, log: Log, out: TextIO,
 def _run_and_write(session: Session, request: Request, log: Log, out: TextIO,
                    summarise: Callable[[dict[str, Any], list[Result], str], None],
                    git: dict[str, Any] | None, work: Path) -> Path:
-    from conformance.cli import Progress  # the same progress lines as dmlconf run
-
     execution = session.plan()
     started = dt.datetime.now(dt.timezone.utc)
     with session:

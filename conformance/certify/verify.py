@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from conformance import __version__, report
+from conformance import __version__
 from conformance.certify.bundle import (
     BASELINE,
     ENVIRONMENT,
@@ -41,6 +41,7 @@ from conformance.certify.bundle import (
     sha256_file,
 )
 from conformance.levels import FeatureLevel
+from conformance.present import verdict_line
 from conformance.results import Result, counted, mustpass, summary
 from conformance.results import baseline as baselines
 from conformance.results.io import ResultsFileError, read
@@ -256,14 +257,14 @@ def _consistency(doc: dict[str, Any], found: list[Result], claimed: FeatureLevel
     for level in sorted(set(recomputed) | set(doc["verdict"])):
         ours, theirs = recomputed.get(level), doc["verdict"].get(level)
         if ours != theirs:
-            said = report.verdict_line(theirs) if isinstance(theirs, dict) else "none"
-            given = report.verdict_line(ours) if ours else "none"
+            said = verdict_line(theirs) if isinstance(theirs, dict) else "none"
+            given = verdict_line(ours) if ours else "none"
             problems.append(f"the verdict recorded at level {level} ({said}) is not the one "
                             f"its results give ({given}): results or verdict edited")
     mine = recomputed.get(str(claimed))
     if mine is None or mine.get("conformant") is not True:
         problems.append(f"the claimed level {claimed} is not conformant by its results: "
-                        f"{report.verdict_line(mine) if mine else 'no verdict'}")
+                        f"{verdict_line(mine) if mine else 'no verdict'}")
     return problems
 
 

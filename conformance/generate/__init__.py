@@ -4,7 +4,7 @@ randomness, stable ordering and formatting).
 
 The generic families (bitlevel, invalid, large, layouts, tables) are modules of this package
 and ask each operator through its OperatorSpec hooks; an operator package brings its own
-families in its cases package (FAMILIES). conformance/generate/family.py says what a family
+families in its cases package (FAMILIES). conformance/kit/family.py says what a family
 module holds; docs/operators.md what an operator package provides.
 """
 

@@ -14,15 +14,9 @@ import numpy as np
 from hypothesis import strategies as st
 
 from conformance import ops
-from conformance.generate.build import case, cite, values_for
-from conformance.generate.family import (
-    SEEDS,
-    Example,
-    Picker,
-    example_id,
-    operators,
-    package_examples,
-)
+from conformance.generate.family import operators, package_examples
+from conformance.kit.build import case, cite, values_for
+from conformance.kit.family import SEEDS, Example, Picker, example_id
 from conformance.tensors import DataType
 
 FAMILY = "bitlevel"

@@ -22,8 +22,9 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from conformance import ops
-from conformance.generate.build import case, cite
-from conformance.generate.family import Example, Picker, example_id, operators
+from conformance.generate.family import operators
+from conformance.kit.build import case, cite
+from conformance.kit.family import Example, Picker, example_id
 from conformance.levels import HIGHEST
 from conformance.ops.base import OperatorSpec
 from conformance.ops.examples import Breaking, Call, Change, set_fields

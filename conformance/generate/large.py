@@ -7,8 +7,8 @@ computed outputs). One file per operator package.
 
 from __future__ import annotations
 
-from conformance.generate.build import case, cite, smooth_input, values_for
 from conformance.generate.family import package_examples
+from conformance.kit.build import case, cite, smooth_input, values_for
 
 FAMILY = "large"
 DESCRIPTION = "larger tensors that cross vector, tile and thread-split sizes"

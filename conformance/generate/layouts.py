@@ -16,7 +16,8 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from conformance import ops
-from conformance.generate.build import (
+from conformance.generate.family import operators
+from conformance.kit.build import (
     chain,
     cite,
     nhwc_strides,
@@ -25,7 +26,7 @@ from conformance.generate.build import (
     smooth_input,
     values_for,
 )
-from conformance.generate.family import SEEDS, Example, Picker, example_id, operators
+from conformance.kit.family import SEEDS, Example, Picker, example_id
 from conformance.ops.base import OperatorSpec
 from conformance.ops.examples import ExampleCall
 from conformance.tensors import DataType, TensorDesc

@@ -15,7 +15,7 @@ from math import prod
 import numpy as np
 
 from conformance import ops
-from conformance.judge.misreadings import Misreading, Run
+from conformance.kit.misreading import Misreading, Run
 from conformance.ops import OperatorCall
 from conformance.spec import Citation
 from conformance.tensors import DataType, TensorDesc, packed_strides

@@ -1,9 +1,11 @@
 """Operator specs, one package per operator family (docs/operators.md). Each package lists its
 specs in OPERATORS; this package finds them, so adding an operator is adding a package.
 
-discover() is the one way the harness finds what the operator packages bring: their specs
-here, their case families and large/bit-level calls (conformance.generate), their misreadings
-(conformance.judge.misreadings).
+discover() is the one way the harness finds what the operator packages bring: their specs and
+pages here, their case families and large/bit-level calls (conformance.generate), their
+misreadings (conformance.judge.misreadings). The packages are imported when first asked for
+(OPERATORS, PACKAGES, get(), pages()), not when this package is imported; they build their
+plug-ins with conformance.kit and import nothing above the operator layer.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
+from functools import cache
 from typing import Any
 
 from conformance.ops.base import OperatorCall, OperatorSpec
+from conformance.spec import PAGES as SHARED_PAGES
 
-__all__ = ["OPERATORS", "PACKAGES", "OperatorCall", "OperatorSpec", "discover", "get"]
+__all__ = ["OPERATORS", "PACKAGES", "OperatorCall", "OperatorSpec", "discover", "get", "pages"]
 
 
 def discover(attribute: str, module: str = "") -> list[tuple[str, Any]]:
@@ -35,7 +39,10 @@ def discover(attribute: str, module: str = "") -> list[tuple[str, Any]]:
     return found
 
 
+@cache
 def _operators() -> tuple[dict[str, OperatorSpec], dict[str, str]]:
+    """Operator name -> its spec; operator name -> the name of the package that defines it. The
+    packages are found and imported when this is first asked, not when conformance.ops is."""
     specs: dict[str, OperatorSpec] = {}
     packages: dict[str, str] = {}
     for package, listed in discover("OPERATORS"):
@@ -47,15 +54,34 @@ def _operators() -> tuple[dict[str, OperatorSpec], dict[str, str]]:
     return specs, packages
 
 
-#: Operator name -> its spec; operator name -> the name of the package that defines it.
-OPERATORS, PACKAGES = _operators()
+@cache
+def pages() -> dict[str, str]:
+    """Every spec page a case may cite, key -> address: the shared ones (conformance.spec.PAGES)
+    and each operator package's PAGES, found when first asked."""
+    found = dict(SHARED_PAGES)
+    for package, listed in discover("PAGES"):
+        for key, url in listed.items():
+            if found.setdefault(key, url) != url:
+                raise RuntimeError(f"spec page {key} has two addresses ({package}: {url})")
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    """OPERATORS (operator name -> spec) and PACKAGES (operator name -> package name), built
+    when first asked."""
+    if name == "OPERATORS":
+        return _operators()[0]
+    if name == "PACKAGES":
+        return _operators()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get(name: str) -> OperatorSpec:
     """The spec of an operator by its DML_OPERATOR_TYPE name (the DML_OPERATOR_ prefix is
     optional)."""
     key = name.upper().removeprefix("DML_OPERATOR_")
+    specs = _operators()[0]
     try:
-        return OPERATORS[key]
+        return specs[key]
     except KeyError:
-        raise KeyError(f"unknown operator {name!r}; known: {', '.join(OPERATORS)}") from None
+        raise KeyError(f"unknown operator {name!r}; known: {', '.join(specs)}") from None

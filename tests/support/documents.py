@@ -11,8 +11,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from conformance import report
-from conformance.results import FORMAT, STATUSES
+from conformance.results import FORMAT, NOT_RECOGNISED, STATUSES
 
 
 def result(case_id: str, status: str, message: str = "", **extra: object) -> dict:
@@ -97,7 +96,7 @@ def hostile_document(control: str = "") -> dict:
                       "full_case_set_sha256": evil},
                baseline={"path": evil, "xpass": [evil], "stale": [{"cases": evil}]},
                execution_flags=[evil, PAYLOADS[1]],
-               diagnoses={evil: 2, PAYLOADS[1]: 1, report.NOT_RECOGNISED: 1, "x": evil})
+               diagnoses={evil: 2, PAYLOADS[1]: 1, NOT_RECOGNISED: 1, "x": evil})
     return doc
 
 

@@ -2,10 +2,10 @@
 package's case families (cases/) and its misreadings (misreadings.py); docs/operators.md says
 what an operator package provides."""
 
+from conformance.ops.depth_space.pages import PAGES
 from conformance.ops.depth_space.spec import (
     ORDER,
     ORDERS,
-    PAGES,
     DepthToSpace,
     DepthToSpace1,
     SpaceToDepth,

@@ -12,6 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from conformance.ops.depth_space.pages import (
+    DEPTH_TO_SPACE,
+    DEPTH_TO_SPACE1,
+    SPACE_TO_DEPTH,
+    SPACE_TO_DEPTH1,
+)
 from conformance.ops.examples import (
     Breaking,
     Call,
@@ -22,7 +28,7 @@ from conformance.ops.examples import (
     set_fields,
     set_sizes,
 )
-from conformance.spec import Citation, notes
+from conformance.spec import Citation, Page, notes
 from conformance.tensors import DataType
 
 ALL_TYPES = tuple(DataType)
@@ -50,8 +56,10 @@ LARGE = (
 )
 
 
-def page(operator: str) -> str:
-    return f"DML_{operator}_OPERATOR_DESC"
+def page(operator: str) -> Page:
+    """The spec page of one of this package's operators, by its name."""
+    pages = (DEPTH_TO_SPACE, DEPTH_TO_SPACE1, SPACE_TO_DEPTH, SPACE_TO_DEPTH1)
+    return {str(p): p for p in pages}[f"DML_{operator}_OPERATOR_DESC"]
 
 
 def draw_forms(pick: Pick, data_type: str, max_block: int

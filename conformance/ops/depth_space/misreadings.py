@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from conformance import ops
-from conformance.backend import DescRejected
-from conformance.judge.misreadings import Misreading, Run
+from conformance.kit.misreading import Misreading, Run
+from conformance.kit.rejection import DescRejected
 from conformance.ops import OperatorCall
+from conformance.ops.depth_space.pages import DEPTH_TO_SPACE1, ORDER_PAGE
 from conformance.spec import Citation
 from conformance.tensors import DataType, read_tensor, write_tensor
 
@@ -236,7 +237,7 @@ MISREADINGS = (
         key="other-order",
         reading="the other Order: DEPTH_COLUMN_ROW and COLUMN_ROW_DEPTH swapped",
         operators=ORDERED,
-        contradicts=_cite("DML_DEPTH_SPACE_ORDER",
+        contradicts=_cite(ORDER_PAGE,
                           "Constants (depth version: (BlockHeight, BlockWidth, Channels) for "
                           "DEPTH_COLUMN_ROW, (Channels, BlockHeight, BlockWidth) for "
                           "COLUMN_ROW_DEPTH)"),
@@ -247,7 +248,7 @@ MISREADINGS = (
         reading="the COLUMN_ROW_DEPTH reading of an original operator, which is "
                 "DEPTH_COLUMN_ROW (as torch's pixel_shuffle / pixel_unshuffle order)",
         operators=ORIGINAL,
-        contradicts=_cite("DML_DEPTH_TO_SPACE1_OPERATOR_DESC",
+        contradicts=_cite(DEPTH_TO_SPACE1,
                           "Remarks (with DEPTH_COLUMN_ROW the *1 operator is equivalent to the "
                           "original one)"),
         run=_logical(_column_row_depth),

@@ -19,17 +19,14 @@ import numpy as np
 from conformance.levels import FeatureLevel
 from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, table
 from conformance.ops.depth_space.examples import DepthSpaceExamples
-from conformance.spec import API, Citation, Violation, register
-
-#: The pages of this package's operators (their documented cases cite them too).
-PAGES = {
-    "DML_DEPTH_TO_SPACE_OPERATOR_DESC": API + "ns-directml-dml_depth_to_space_operator_desc",
-    "DML_DEPTH_TO_SPACE1_OPERATOR_DESC": API + "ns-directml-dml_depth_to_space1_operator_desc",
-    "DML_SPACE_TO_DEPTH_OPERATOR_DESC": API + "ns-directml-dml_space_to_depth_operator_desc",
-    "DML_SPACE_TO_DEPTH1_OPERATOR_DESC": API + "ns-directml-dml_space_to_depth1_operator_desc",
-    "DML_DEPTH_SPACE_ORDER": API + "ne-directml-dml_depth_space_order",
-}
-register(PAGES)
+from conformance.ops.depth_space.pages import (
+    DEPTH_TO_SPACE,
+    DEPTH_TO_SPACE1,
+    ORDER_PAGE,
+    SPACE_TO_DEPTH,
+    SPACE_TO_DEPTH1,
+)
+from conformance.spec import Citation, Violation
 
 ORDERS = {"DEPTH_COLUMN_ROW": 0, "COLUMN_ROW_DEPTH": 1}  # DML_DEPTH_SPACE_ORDER (notes §1)
 ORDER = Attribute("Order", "enum", ORDERS, prefix="DML_DEPTH_SPACE_ORDER_")
@@ -106,7 +103,7 @@ class _DepthSpace(DepthSpaceExamples, OperatorSpec):
         if order not in ORDERS:
             out.append(Violation("depth_space.order",
                                  f"Order {order!r} is not a DML_DEPTH_SPACE_ORDER value",
-                                 Citation("DML_DEPTH_SPACE_ORDER", "Constants")))
+                                 Citation(ORDER_PAGE, "Constants")))
         if b >= 1 and len(inp) == 4:
             _, c, h, w = inp
             if self.to_space and c % (b * b):
@@ -138,7 +135,7 @@ class DepthToSpace(_DepthSpace):
     name = "DEPTH_TO_SPACE"
     type_value = 69
     introduced = FeatureLevel.FL_1_0
-    page = "DML_DEPTH_TO_SPACE_OPERATOR_DESC"
+    page = DEPTH_TO_SPACE
     attributes = (Attribute("BlockSize", "uint"),)
     support = _tables(page, "1_0")
     to_space = True
@@ -148,7 +145,7 @@ class DepthToSpace1(_DepthSpace):
     name = "DEPTH_TO_SPACE1"
     type_value = 113
     introduced = FeatureLevel.FL_2_1
-    page = "DML_DEPTH_TO_SPACE1_OPERATOR_DESC"
+    page = DEPTH_TO_SPACE1
     attributes = (Attribute("BlockSize", "uint"), ORDER)
     support = _tables(page, "2_1")
     to_space = True
@@ -158,7 +155,7 @@ class SpaceToDepth(_DepthSpace):
     name = "SPACE_TO_DEPTH"
     type_value = 68
     introduced = FeatureLevel.FL_1_0
-    page = "DML_SPACE_TO_DEPTH_OPERATOR_DESC"
+    page = SPACE_TO_DEPTH
     attributes = (Attribute("BlockSize", "uint"),)
     support = _tables(page, "1_0")
     to_space = False
@@ -168,7 +165,7 @@ class SpaceToDepth1(_DepthSpace):
     name = "SPACE_TO_DEPTH1"
     type_value = 114
     introduced = FeatureLevel.FL_2_1
-    page = "DML_SPACE_TO_DEPTH1_OPERATOR_DESC"
+    page = SPACE_TO_DEPTH1
     attributes = (Attribute("BlockSize", "uint"), ORDER)
     support = _tables(page, "2_1")
     to_space = False

@@ -1,6 +1,7 @@
 """RESAMPLE and RESAMPLE1: the spec (spec.py), the package's case families (cases/) and its
 misreadings (misreadings.py); docs/operators.md says what an operator package provides."""
 
+from conformance.ops.resample.pages import PAGES
 from conformance.ops.resample.spec import (
     ACCUMULATION_REL_ERROR,
     COORDINATE_REL_ERROR,
@@ -11,7 +12,6 @@ from conformance.ops.resample.spec import (
     INTERPOLATION_MODE,
     LEGAL_COORDINATE_REL_ERROR,
     MODES,
-    PAGES,
     NearestRounding,
     Resample,
     Resample1,

@@ -23,7 +23,8 @@ from conformance.ops.examples import (
     set_fields,
     set_sizes,
 )
-from conformance.spec import Citation, notes
+from conformance.ops.resample.pages import RESAMPLE, RESAMPLE1
+from conformance.spec import Citation, Page, notes
 from conformance.tensors import DataType
 
 F32, F16, I8, U8 = DataType.FLOAT32, DataType.FLOAT16, DataType.INT8, DataType.UINT8
@@ -58,8 +59,9 @@ BITLEVEL_TYPES = (F32, F16, I8, U8)
 READING_SCALES = "NOTES §4: no page states that scales must be positive or finite (a reading)"
 
 
-def page(operator: str) -> str:
-    return f"DML_{operator}_OPERATOR_DESC"
+def page(operator: str) -> Page:
+    """The spec page of one of this package's operators, by its name."""
+    return {str(p): p for p in (RESAMPLE, RESAMPLE1)}[f"DML_{operator}_OPERATOR_DESC"]
 
 
 def natural(size: int, scale: float) -> int:

@@ -36,14 +36,15 @@ from dataclasses import replace
 import numpy as np
 
 from conformance import ops
-from conformance.judge.misreadings import Misreading
+from conformance.kit.misreading import Misreading
 from conformance.ops import OperatorCall
 from conformance.ops.base import float32
 from conformance.ops.resample import Resample1, coordinates, linear_taps, nearest_index
+from conformance.ops.resample.pages import MODE_PAGE
+from conformance.ops.resample.pages import RESAMPLE1 as PAGE
 from conformance.spec import Citation, notes
 from conformance.tensors import DataType, read_tensor, write_tensor
 
-PAGE = "DML_RESAMPLE1_OPERATOR_DESC"
 BOTH = frozenset({"RESAMPLE", "RESAMPLE1"})
 V1 = frozenset({"RESAMPLE1"})
 V0 = frozenset({"RESAMPLE"})
@@ -488,7 +489,7 @@ MISREADINGS = (
     _entry("modes-swapped",
            "the other InterpolationMode: NEAREST_NEIGHBOR computed as LINEAR and LINEAR as "
            "NEAREST_NEIGHBOR (the enum values 0 and 1 exchanged)",
-           BOTH, Citation("DML_INTERPOLATION_MODE", "Constants"), _other_mode, _fractional),
+           BOTH, Citation(MODE_PAGE, "Constants"), _other_mode, _fractional),
     _entry("through-float16",
            "FLOAT32 values moved through float16 (input and output rounded to half precision)",
            BOTH, Citation("DML_TENSOR_DATA_TYPE",

@@ -36,15 +36,8 @@ from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, float32, table
 from conformance.ops.resample.examples import ResampleExamples
-from conformance.spec import API, Citation, Violation, notes, register
-
-#: The pages of this package's operators (their documented cases cite them too).
-PAGES = {
-    "DML_RESAMPLE_OPERATOR_DESC": API + "ns-directml-dml_resample_operator_desc",
-    "DML_RESAMPLE1_OPERATOR_DESC": API + "ns-directml-dml_resample1_operator_desc",
-    "DML_INTERPOLATION_MODE": API + "ne-directml-dml_interpolation_mode",
-}
-register(PAGES)
+from conformance.ops.resample.pages import MODE_PAGE, RESAMPLE, RESAMPLE1
+from conformance.spec import Citation, Violation, notes
 
 MODES = {"NEAREST_NEIGHBOR": 0, "LINEAR": 1}  # DML_INTERPOLATION_MODE (notes §1)
 INTERPOLATION_MODE = Attribute("InterpolationMode", "enum", MODES,
@@ -203,7 +196,7 @@ class _Resample(ResampleExamples, OperatorSpec):
             out.append(Violation("resample.mode",
                                  f"InterpolationMode {a['InterpolationMode']!r} is not a "
                                  "DML_INTERPOLATION_MODE value",
-                                 Citation("DML_INTERPOLATION_MODE", "Constants")))
+                                 Citation(MODE_PAGE, "Constants")))
         scales = float32(a["Scales"])
         if not all(math.isfinite(s) and s > 0 for s in scales):
             out.append(Violation(
@@ -435,7 +428,7 @@ class Resample1(_Resample):
     name = "RESAMPLE1"
     type_value = 116
     introduced = FeatureLevel.FL_2_1
-    page = "DML_RESAMPLE1_OPERATOR_DESC"
+    page = RESAMPLE1
     attributes = (INTERPOLATION_MODE, Attribute("Scales", "floats"),
                   Attribute("InputPixelOffsets", "floats"),
                   Attribute("OutputPixelOffsets", "floats"))
@@ -448,7 +441,7 @@ class Resample(_Resample):
     name = "RESAMPLE"
     type_value = 96
     introduced = FeatureLevel.FL_2_0
-    page = "DML_RESAMPLE_OPERATOR_DESC"
+    page = RESAMPLE
     attributes = (INTERPOLATION_MODE, Attribute("Scales", "floats"))
     derived_attributes = ("ScaleCount",)
     count_name = "ScaleCount"

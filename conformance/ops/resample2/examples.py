@@ -17,11 +17,11 @@ from typing import Any
 
 from conformance.ops.examples import Breaking, ExampleCall, Pick, set_attributes
 from conformance.ops.resample.examples import LAYOUT_TYPES, LAYOUTS, ResampleExamples
+from conformance.ops.resample2.pages import PAGE
 from conformance.spec import Citation, notes
 from conformance.tensors import DataType
 
 F32, F16, I8, U8 = DataType.FLOAT32, DataType.FLOAT16, DataType.INT8, DataType.UINT8
-PAGE = "DML_RESAMPLE2_OPERATOR_DESC"
 #: DML_AXIS_DIRECTION's values (the spec validates them: conformance/ops/resample2/spec.py).
 DIRECTIONS = ("INCREASING", "DECREASING")
 #: The direction of a call whose family varies something else (module docstring).

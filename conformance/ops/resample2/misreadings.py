@@ -1,5 +1,5 @@
 """Misreadings of RESAMPLE2's RoundingDirection (RESAMPLE3 has it too), in the Misreading API of
-conformance.judge.misreadings (key, reading, operators, contradicts, run, applies, mandatory).
+conformance.kit.misreading (key, reading, operators, contradicts, run, applies, mandatory).
 
 The page: "RoundingDirection: The direction to round along each axis when mapping fractional
 coordinates back to input pixels ... this affects only DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR.
@@ -23,14 +23,14 @@ from dataclasses import replace
 import numpy as np
 
 from conformance import ops
-from conformance.judge.misreadings import Misreading
+from conformance.kit.misreading import Misreading
 from conformance.ops import OperatorCall
 from conformance.ops.resample import nearest_index
+from conformance.ops.resample2.pages import DIRECTION_PAGE, PAGE
 from conformance.ops.resample2.spec import Resample2
 from conformance.spec import Citation
 from conformance.tensors import read_tensor, write_tensor
 
-PAGE = "DML_RESAMPLE2_OPERATOR_DESC"
 #: The operators with a RoundingDirection: RESAMPLE2 and those that extend it (RESAMPLE3).
 WITH_ROUNDING = frozenset(n for n, s in ops.OPERATORS.items() if isinstance(s, Resample2))
 OTHER = {"INCREASING": "DECREASING", "DECREASING": "INCREASING"}
@@ -39,7 +39,7 @@ CEIL_FLOOR = Citation(PAGE, 'RoundingDirection ("DML_AXIS_DIRECTION_INCREASING. 
                             'coordinates toward increasing axis values (ceil). '
                             'DML_AXIS_DIRECTION_DECREASING. Round fractional coordinates toward '
                             'decreasing axis values (floor).")')
-ENUM = Citation("DML_AXIS_DIRECTION", "Constants")
+ENUM = Citation(DIRECTION_PAGE, "Constants")
 
 Compute = Callable[[OperatorCall, np.ndarray], np.ndarray]
 

@@ -33,17 +33,8 @@ from conformance.ops.resample import (
     support_tables,
 )
 from conformance.ops.resample2.examples import Resample2Examples
-from conformance.spec import API, Citation, Violation, register
-
-PAGE = "DML_RESAMPLE2_OPERATOR_DESC"
-_DOCS_API = "https://learn.microsoft.com/windows/ai/directml/api/"
-#: The pages of this package's operator (its documented cases cite them too). The newer operator
-#: pages live under windows/ai/directml (the RESAMPLE3 page links RESAMPLE2 there).
-PAGES = {
-    PAGE: _DOCS_API + "ns-directml-dml_resample2_operator_desc",
-    "DML_AXIS_DIRECTION": API + "ne-directml-dml_axis_direction",
-}
-register(PAGES)
+from conformance.ops.resample2.pages import DIRECTION_PAGE, PAGE
+from conformance.spec import Citation, Violation
 
 #: DML_AXIS_DIRECTION (DirectML.h at DML_TARGET_VERSION 0x6400: "DML_AXIS_DIRECTION_INCREASING =
 #: 0, DML_AXIS_DIRECTION_DECREASING = 1"; the DML_AXIS_DIRECTION page states the same values).
@@ -94,7 +85,7 @@ class Resample2(Resample2Examples, Resample1):
                 "resample2.rounding_direction",
                 f"RoundingDirection {direction!r} is not a DML_AXIS_DIRECTION value (INCREASING "
                 "0, DECREASING 1)",
-                Citation("DML_AXIS_DIRECTION", "Constants")))
+                Citation(DIRECTION_PAGE, "Constants")))
         return out
 
     def axes(self, call: OperatorCall, in_shape: Sequence[int]

@@ -23,11 +23,11 @@ from conformance.ops.resample.examples import (
     offsets_attributes,
 )
 from conformance.ops.resample2.examples import DIRECTION, Resample2Examples
+from conformance.ops.resample3.pages import PAGE
 from conformance.spec import Citation, notes
 from conformance.tensors import DataType, TensorDesc
 
 F32, F16, I8, U8 = DataType.FLOAT32, DataType.FLOAT16, DataType.INT8, DataType.UINT8
-PAGE = "DML_RESAMPLE3_OPERATOR_DESC"
 HALF_PIXEL = (0.5, -0.5)
 Pair = tuple[float, float]
 

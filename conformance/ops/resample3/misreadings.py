@@ -1,4 +1,4 @@
-"""Misreadings of RESAMPLE3's Antialiased, in the Misreading API of conformance.judge.misreadings.
+"""Misreadings of RESAMPLE3's Antialiased, in the Misreading API of conformance.kit.misreading.
 
 The page: "Antialiasing is achieved by stretching the resampling filter by a factor
 max(1, 1 / scale), which means that when downsampling, more input pixels contribute to an output
@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from conformance.judge.misreadings import Misreading
+from conformance.kit.misreading import Misreading
 from conformance.ops import OperatorCall
 from conformance.ops.base import float32
 from conformance.ops.resample3.antialias import (
@@ -30,11 +30,11 @@ from conformance.ops.resample3.antialias import (
     normalisation_gap,
     reaches_outside,
 )
+from conformance.ops.resample3.pages import PAGE
 from conformance.ops.resample3.spec import Resample3
 from conformance.spec import Citation
 from conformance.tensors import read_tensor, write_tensor
 
-PAGE = "DML_RESAMPLE3_OPERATOR_DESC"
 V3 = frozenset({"RESAMPLE3"})
 
 STRETCHED = Citation(PAGE, 'Antialiased ("Antialiasing is achieved by stretching the resampling '

@@ -35,13 +35,7 @@ from conformance.ops.resample3.antialias import (
     stretch,
 )
 from conformance.ops.resample3.examples import Resample3Examples
-from conformance.spec import register
-
-PAGE = "DML_RESAMPLE3_OPERATOR_DESC"
-#: The page of this package's operator, beside RESAMPLE2's under windows/ai/directml.
-PAGES = {PAGE: "https://learn.microsoft.com/windows/ai/directml/api/"
-               "ns-directml-dml_resample3_operator_desc"}
-register(PAGES)
+from conformance.ops.resample3.pages import PAGE
 
 
 class Resample3(Resample3Examples, Resample2):

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from functools import partial
 
 from conformance import ops
-from conformance.generate.build import (
+from conformance.kit.build import (
     case,
     cite,
     desc,

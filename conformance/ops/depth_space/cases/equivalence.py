@@ -15,14 +15,14 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance.generate.build import ALL_TYPES, chain, cite, desc, values_for
-from conformance.generate.family import SEEDS, Example, Picker, example_id
+from conformance.kit.build import ALL_TYPES, chain, cite, desc, values_for
+from conformance.kit.family import SEEDS, Example, Picker, example_id
 from conformance.ops.depth_space.examples import draw_forms
+from conformance.ops.depth_space.pages import ORDER_PAGE
 
 FAMILY = "equivalence"
 DESCRIPTION = "*1 at DEPTH_COLUMN_ROW == original; both Orders agree up to a channel permutation"
 SHAPES = ((1, 1, 2, 3), (2, 3, 3, 1))  # (N, C', H, W) of the depth form
-ORDER_PAGE = "DML_DEPTH_SPACE_ORDER"
 
 
 def _dcr_from_crd(channels: int, block: int) -> list[int]:

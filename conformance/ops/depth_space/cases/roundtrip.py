@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from hypothesis import strategies as st
 
-from conformance.generate.build import ALL_TYPES, chain, cite, desc, values_for
-from conformance.generate.family import SEEDS, Example, Picker, example_id
+from conformance.kit.build import ALL_TYPES, chain, cite, desc, values_for
+from conformance.kit.family import SEEDS, Example, Picker, example_id
 from conformance.ops.depth_space.examples import ORDERS, draw_forms
 
 FAMILY = "roundtrip"

@@ -3,5 +3,5 @@ cases/generated/<family>/, the explorer searches those with a strategy)."""
 
 from conformance.ops.resample.cases import equivalence, offsets, sampling
 
-#: The family modules of this package (conformance/generate/family.py says what one holds).
+#: The family modules of this package (conformance/kit/family.py says what one holds).
 FAMILIES = (equivalence, offsets, sampling)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from conformance import inputs as sources
-from conformance.generate.build import case, chain, cite, desc, iota_input, smooth_input
+from conformance.kit.build import case, chain, cite, desc, iota_input, smooth_input
 from conformance.tensors import DataType, TensorDesc
 
 FAMILY = "equivalence"

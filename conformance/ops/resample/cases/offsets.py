@@ -21,10 +21,11 @@ from collections.abc import Callable
 import numpy as np
 from hypothesis import strategies as st
 
-from conformance.generate.build import case, cite, desc, iota_input, seed_of, smooth_input
-from conformance.generate.family import SEEDS, Example, Picker, example_id
+from conformance.kit.build import case, cite, desc, iota_input, seed_of, smooth_input
+from conformance.kit.family import SEEDS, Example, Picker, example_id
 from conformance.ops.base import float32
 from conformance.ops.resample.examples import OFFSETS, SCALES, natural, offsets_attributes
+from conformance.ops.resample.pages import RESAMPLE1 as PAGE
 from conformance.ops.resample.spec import coordinates
 from conformance.tensors import DataType, packed_strides
 
@@ -36,7 +37,6 @@ SIZE_VARIANTS = ("natural", "crop", "clamp")
 AXES = ("batch", "channel", "height", "width")
 BASE = [2, 2, 3, 2]  # unscaled dimensions keep these sizes
 SCALED = 5  # the size of the scaled dimension
-PAGE = "DML_RESAMPLE1_OPERATOR_DESC"
 TIES = ("NOTES §4: at an exact tie the spec does not say which neighbour nearest picks; this "
         "case is judged by the suite's reading, floor(c + 0.5) (halves round up)")
 

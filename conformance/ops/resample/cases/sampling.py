@@ -40,7 +40,7 @@ from functools import partial
 
 import numpy as np
 
-from conformance.generate.build import (
+from conformance.kit.build import (
     case,
     cite,
     desc,

@@ -3,5 +3,5 @@ beside RESAMPLE1's parts of the same families)."""
 
 from conformance.ops.resample2.cases import equivalence, offsets, sampling
 
-#: The family modules of this package (conformance/generate/family.py says what one holds).
+#: The family modules of this package (conformance/kit/family.py says what one holds).
 FAMILIES = (equivalence, offsets, sampling)

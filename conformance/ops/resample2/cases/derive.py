@@ -13,10 +13,9 @@ from typing import Any
 import numpy as np
 
 from conformance import ops
-from conformance.generate.build import case, cite
+from conformance.kit.build import case, cite
+from conformance.ops.resample.pages import RESAMPLE1 as RESAMPLE1_PAGE
 from conformance.tensors import TensorDesc
-
-RESAMPLE1_PAGE = "DML_RESAMPLE1_OPERATOR_DESC"
 
 
 def restated(source: dict, operator: str, attributes: Mapping[str, Any], *, variant: str,
@@ -32,7 +31,7 @@ def restated(source: dict, operator: str, attributes: Mapping[str, Any], *, vari
     family = source["tags"][0]
     root = source["id"].split("/", 1)[0]
     rest = source["id"].removeprefix(f"{root}/{family}/").removeprefix("resample1/")
-    page = ops.get(operator).page
+    page = str(ops.get(operator).page)
     spec = [{**c, "page": page} if c["page"] == RESAMPLE1_PAGE else c for c in source["spec"]]
     description = "; ".join(t for t in (what, source.get("description", "")) if t)
     return case(f"{root}/{family}/{operator.lower()}/{variant}/{rest}", operator, attributes,

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.generate.build import chain, cite, desc, smooth_input
+from conformance.kit.build import chain, cite, desc, smooth_input
 from conformance.ops.base import float32
 from conformance.ops.resample.cases.offsets import AXES, one_axis
 from conformance.ops.resample.examples import offsets_attributes

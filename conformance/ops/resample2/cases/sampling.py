@@ -18,7 +18,7 @@ from collections.abc import Callable
 from functools import partial
 from itertools import count
 
-from conformance.generate.build import cite
+from conformance.kit.build import cite
 from conformance.ops.resample.cases import sampling
 from conformance.ops.resample2.cases.derive import restated, tie_free
 from conformance.ops.resample2.examples import DIRECTIONS

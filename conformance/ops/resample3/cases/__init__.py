@@ -3,5 +3,5 @@ beside the other operators' parts of the same families)."""
 
 from conformance.ops.resample3.cases import antialias, equivalence, sampling
 
-#: The family modules of this package (conformance/generate/family.py says what one holds).
+#: The family modules of this package (conformance/kit/family.py says what one holds).
 FAMILIES = (antialias, equivalence, sampling)

@@ -27,7 +27,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance.generate.build import (
+from conformance.kit.build import (
     case,
     cite,
     desc,
@@ -36,7 +36,7 @@ from conformance.generate.build import (
     reversed_strides,
     smooth_input,
 )
-from conformance.generate.family import SEEDS, Example, Picker, example_id
+from conformance.kit.family import SEEDS, Example, Picker, example_id
 from conformance.ops.resample.examples import natural, offsets_attributes
 from conformance.ops.resample3.examples import HALF_PIXEL, stretched_call
 from conformance.ops.resample3.spec import Resample3

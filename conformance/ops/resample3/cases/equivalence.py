@@ -13,7 +13,7 @@ and the height by 3 (the filters inside the input):
 
 from __future__ import annotations
 
-from conformance.generate.build import chain, cite, desc, smooth_input
+from conformance.kit.build import chain, cite, desc, smooth_input
 from conformance.ops.resample.examples import offsets_attributes
 from conformance.ops.resample2.cases.derive import decided
 from conformance.ops.resample3.cases.antialias import TYPES, silence

@@ -121,7 +121,7 @@ def chain(case_id: str, calls: Sequence[dict[str, Any]], *, family: str, spec: S
 
 
 def cite(page: str, section: str = "") -> dict[str, str]:
-    return {"page": page, "section": section} if section else {"page": page}
+    return {"page": str(page), "section": section} if section else {"page": page}
 
 
 def nhwc_strides(sizes: Sequence[int]) -> list[int]:

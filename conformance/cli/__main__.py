@@ -1,0 +1,7 @@
+"""`python -m conformance.cli ARGS` is `dmlconf ARGS`."""
+
+import sys
+
+from conformance.cli import main
+
+sys.exit(main())

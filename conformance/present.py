@@ -1,0 +1,177 @@
+"""The presentation shared by the faces (the `dmlconf` command, the certification bundle and
+its check, the reports): the progress lines of a run (`Progress`) and a feature level's verdict
+in words (`verdict_line`, `verdict_lines`, `verdict_words`), a level whose every mandatory case
+is NOT_SUPPORTED reading "not claimed: <reasons>" (`not_claimed`, `unclaimed_reasons`), never
+"NOT conformant". Pure data in, text out: it knows the results package and the feature levels
+only, below every face.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, TextIO
+
+from conformance import results
+from conformance.levels import FeatureLevel
+from conformance.results import FAILING, Result, conformant_text, counted, mustpass
+
+
+class Progress:
+    """A bar on a terminal; in CI (not a terminal) a plain line every 10% and per problem."""
+
+    def __init__(self, total: int, stream: TextIO, quiet: bool = False) -> None:
+        self.total, self.stream, self.quiet = total, stream, quiet
+        self.tty = stream.isatty()
+        self.done = 0
+        self.counts = dict.fromkeys(results.STATUSES, 0)
+        self.next_line = 0
+
+    def __call__(self, result: Result) -> None:
+        self.done += 1
+        self.counts[result.status] += 1
+        if self.quiet:
+            return
+        if result.status in FAILING:
+            self._clear()
+            first = result.message.splitlines()[0] if result.message else ""
+            self.stream.write(f"{result.status} {result.id}: {first[:300]}\n")
+        if self.tty:
+            width = 30
+            filled = width * self.done // max(self.total, 1)
+            counts = " ".join(f"{k} {v}" for k, v in self.counts.items() if v)
+            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] "
+                              f"{self.done}/{self.total} {counts}")
+            if self.done == self.total:
+                self.stream.write("\n")
+        elif self.done >= self.next_line or self.done == self.total:
+            counts = ", ".join(f"{k} {v}" for k, v in self.counts.items() if v)
+            self.stream.write(f"{self.done}/{self.total} cases: {counts}\n")
+            self.next_line = self.done + max(1, self.total // 10)
+        self.stream.flush()
+
+    def _clear(self) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K")
+
+
+def coverage(v: dict[str, Any]) -> str | None:
+    """"N of M mustpass cases run" for a level whose run did not cover its mustpass list
+    (docs/mustpass.md), "no mustpass list" where the document's suite version has none, None
+    when covered (or for a document from before mustpass lists)."""
+    if "mustpass" not in v:
+        return None
+    if v["mustpass"] is None:
+        return "no mustpass list for this suite version"
+    if v["mustpass_run"] < v["mustpass"]:
+        return f"{v['mustpass_run']} of {v['mustpass']} mustpass cases run"
+    return None
+
+
+def not_claimed(v: dict[str, Any]) -> bool:
+    """Whether every mandatory case of a level was NOT_SUPPORTED: the backend claims nothing
+    that level needs (no operator, data type or capability of its cases), so none was judged.
+    results.verdicts counts NOT_SUPPORTED as not passing (conformant False); the reports say
+    "not claimed", with the backend's reasons, rather than "NOT conformant"."""
+    n = v.get("mandatory")
+    return isinstance(n, int) and n > 0 and v.get("NOT_SUPPORTED") == n
+
+
+#: How many of a level's reasons a "not claimed" verdict names (the rest are counted).
+CLAIM_REASONS = 3
+
+
+def _parsed_level(text: Any, cache: dict[Any, FeatureLevel | None]) -> FeatureLevel | None:
+    if text not in cache:
+        try:
+            cache[text] = FeatureLevel.parse(text)
+        except (TypeError, ValueError):
+            cache[text] = None
+    return cache[text]
+
+
+def unclaimed_reasons(doc: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
+    """For each level of the verdict whose mandatory cases were all NOT_SUPPORTED
+    (`not_claimed`), the reasons the backend's claims gave for them (the NOT_SUPPORTED messages,
+    "the backend does not implement <an operator>"), each with its count, most frequent first. The
+    cases are the level's mandatory ones by the verdict's own rule (results.mustpass.mandatory)
+    in a run claiming the document's feature level; results whose levels do not parse are left
+    out."""
+    levels = [level for level, v in (doc.get("verdict") or {}).items() if not_claimed(v)]
+    if not levels:
+        return {}
+    cache: dict[Any, FeatureLevel | None] = {}
+    unsupported = []
+    for r in doc["results"]:
+        need = _parsed_level(r.get("feature_level"), cache)
+        if r["status"] == "NOT_SUPPORTED" and need is not None:
+            below = r.get("feature_level_below")
+            unsupported.append((need, None if below is None else _parsed_level(below, cache),
+                                bool(r.get("ambiguous")), str(r.get("message") or "")))
+    out = {}
+    for text in levels:
+        level = _parsed_level(text, cache)
+        claimed = _parsed_level(doc.get("feature_level"), cache) or level
+        if level is None or claimed is None:
+            continue
+        reasons = Counter(message for need, below, ambiguous, message in unsupported
+                          if mustpass.mandatory(need, below, ambiguous, level, claimed))
+        out[text] = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+    return out
+
+
+def reasons_text(reasons: list[tuple[str, int]] | None) -> str:
+    """The reasons of a level not claimed, in words: "the backend does not implement
+    <an operator> (100 cases); ... ; and 2 other reasons" (the CLAIM_REASONS most frequent)."""
+    if not reasons:
+        return "every mandatory case is NOT_SUPPORTED"
+    shown = [f"{reason or 'no reason given'} ({counted(n, 'case')})"
+             for reason, n in reasons[:CLAIM_REASONS]]
+    if len(reasons) > CLAIM_REASONS:
+        shown.append(f"and {counted(len(reasons) - CLAIM_REASONS, 'other reason')}")
+    return "; ".join(shown)
+
+
+def _verdict_word(v: dict[str, Any], reasons: list[tuple[str, int]] | None = None) -> str:
+    """A level's verdict in words; reasons: the level's `unclaimed_reasons` where known."""
+    if not_claimed(v):
+        return f"not claimed: {reasons_text(reasons)}"
+    partial = coverage(v)
+    if v.get("conformant") is None:
+        return f"{partial}: no verdict" if partial else "no verdict (no mandatory case selected)"
+    return conformant_text(v) if v["conformant"] else "NOT conformant"
+
+
+def verdict_words(doc: dict[str, Any]) -> dict[str, str]:
+    """Each level's verdict in words, as every report shows it (a level not claimed with its
+    reasons)."""
+    reasons = unclaimed_reasons(doc)
+    return {level: _verdict_word(v, reasons.get(level)) for level, v in doc["verdict"].items()}
+
+
+def verdict_line(v: dict[str, Any], reasons: list[tuple[str, int]] | None = None) -> str:
+    """One level's verdict with its counts, as `dmlconf run` prints it: "conformant (...)"
+    only for a run that covered the level's mustpass list; "N of M mustpass cases run: no
+    verdict (...)" for a partial one; a NOT conformant partial run says what it covered; a
+    level whose mandatory cases were all NOT_SUPPORTED "not claimed (N mandatory cases, all
+    NOT_SUPPORTED): <reasons>" (`verdict_lines` gives the reasons)."""
+    word = _verdict_word(v, reasons)
+    if not v.get("mandatory"):
+        return word
+    if not_claimed(v):
+        line = f"not claimed ({counted(v['mandatory'], 'mandatory case')}, all NOT_SUPPORTED)"
+        return f"{line}: {reasons_text(reasons)}" if reasons else line
+    xfail = (f", XFAIL {v['XFAIL']}" + (f" ({v['waivers']} waived)" if v.get("waivers") else "")
+             if v.get("XFAIL") else "")
+    xfail = (f", TIMEOUT {v['TIMEOUT']}" if v.get("TIMEOUT") else "") + xfail
+    partial = coverage(v) if v.get("conformant") is False else None
+    return (f"{word} ({v['PASS'] + v.get('XPASS', 0)}/{v['mandatory']} mandatory cases "
+            f"{'run ' if v.get('conformant') is None else ''}pass; FAIL {v['FAIL']}, "
+            f"ERROR {v['ERROR']}, NOT_SUPPORTED {v['NOT_SUPPORTED']}{xfail}"
+            f"{'; ' + partial if partial else ''})")
+
+
+def verdict_lines(doc: dict[str, Any]) -> dict[str, str]:
+    """`verdict_line` of every level of the document, with the reasons of a level not
+    claimed."""
+    reasons = unclaimed_reasons(doc)
+    return {level: verdict_line(v, reasons.get(level)) for level, v in doc["verdict"].items()}
