@@ -1,4 +1,4 @@
-"""The Numba backend: JIT-compiled kernels (backends/numba_kernels.py) working directly on the
+"""The Numba backend: JIT-compiled kernels (backends/numba_kernels/) working directly on the
 bound byte buffers through strides, parallel across cores. DEPTH_TO_SPACE(1), SPACE_TO_DEPTH(1),
 RESAMPLE, RESAMPLE1, RESAMPLE2 and RESAMPLE3, every data type of the tables, any strides
 (padding, stride-0 broadcast inputs, NHWC and other orders); descs validated as the reference

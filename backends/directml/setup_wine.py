@@ -1,10 +1,10 @@
 """The Wine runtime's own set-up steps (`dmlconf directml setup --runtime wine`; setup.py runs
 them in order with the steps both runtimes share):
 
-1. DirectML.dll 1.15.4 out of the pinned onnxruntime-directml wheel for win_amd64 (setup.py's
+1. DirectML.dll 1.15.4 out of the pinned onnxruntime-directml wheel for win_amd64 (setup_build.py's
    get_directml, md5 checked, only the DLL kept);
 2. vkd3d-proton 2.14.1 built for Windows with mingw-w64 from the same source tarball
-   (setup.py's build_vkd3d_proton, keyed by the source's sha256);
+   (setup_build.py's build_vkd3d_proton, keyed by the source's sha256);
 3. the run folder (build_run_folder): the DXCore stub (native/dxcore.c + dxcore.def) as
    DXCore.dll and dmlshim-helper.exe (native/helper.c + dmlshim.c) built with mingw-w64, beside
    DirectML.dll, d3d12.dll and d3d12core.dll;
@@ -21,7 +21,8 @@ from pathlib import Path
 
 from backends.directml import layer as lay
 from backends.directml.helper import start_xvfb, wine, wineserver
-from backends.directml.setup import SetupError, run, runtime_folder, say
+from backends.directml.setup_build import runtime_folder
+from backends.directml.setup_tools import SetupError, run, say
 
 MINGW_CC = "x86_64-w64-mingw32-gcc"
 
