@@ -11,6 +11,29 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from tests.support import Dmlconf, dmlconf_in
 
+#: The unit tier (`python -m pytest -m unit`): the files of pure functions and small fixtures, an
+#: engineer's loop between edits (well under a minute on the 2-core machine kind). Every other
+#: test of the default run is the integration tier (`-m integration`: whole runs, processes,
+#: backends, generation); `certification` marks the whole-suite tier, CI's own step. A slow
+#: test in a unit file is marked `integration` where it is defined.
+UNIT = frozenset({
+    "test_architecture_layers", "test_architecture_operators", "test_backend_claims",
+    "test_backend_registry", "test_casefile_cache", "test_casefile_hostile",
+    "test_casefile_loader", "test_docs_ci_example", "test_docs_readme", "test_flags",
+    "test_judge_diagnose", "test_judge_envelope", "test_ops_reference", "test_ops_resample2",
+    "test_ops_resample3", "test_ops_validation", "test_packaging", "test_report",
+    "test_results_baseline", "test_results_io", "test_results_reproduce", "test_results_sanitise",
+    "test_session_journal_lock", "test_session_runner", "test_tensors",
+})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test of the default run gets its tier: unit or integration."""
+    for item in items:
+        if item.get_closest_marker("certification") or item.get_closest_marker("integration"):
+            continue
+        item.add_marker("unit" if item.path.stem in UNIT else "integration")
+
 
 @pytest.fixture
 def dmlconf(tmp_path: Path) -> Dmlconf:

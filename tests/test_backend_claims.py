@@ -78,6 +78,7 @@ def bound(call: OperatorCall) -> dict[str, np.ndarray]:
     return buffers
 
 
+@pytest.mark.integration  # imports every backend (torch, numba)
 @pytest.mark.parametrize("name", sorted(BUILTIN))
 def test_a_backend_claims_only_operators_its_execute_dispatches_on(name: str) -> None:
     claimed = set(build(name).capabilities.operators)

@@ -169,6 +169,7 @@ def committed() -> dict[Path, list]:
     return {p: load_file(p) for p in committed_files()}
 
 
+@pytest.mark.integration  # every committed file
 def test_every_committed_case_file_loads_with_unique_ids() -> None:
     assert committed_files(), "no case files under cases/"
     per_file = committed()

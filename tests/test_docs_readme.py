@@ -66,3 +66,12 @@ def test_every_command_and_option_of_the_readme_synopsis_exists() -> None:
     public = {name for name, p in sub.choices.items() if p.description != argparse.SUPPRESS}
     assert {"run", "certify", "verify", "export", "compare"} <= listed
     assert listed <= public
+
+
+def test_the_unit_tier_names_test_files_that_exist() -> None:
+    """tests/README.md's tiers: conftest's UNIT lists test files of this folder (a renamed file
+    would silently leave the unit tier)."""
+    from tests.conftest import UNIT
+
+    files = {p.stem for p in (ROOT / "tests").glob("test_*.py")}
+    assert UNIT and UNIT <= files, sorted(UNIT - files)

@@ -75,6 +75,7 @@ def test_load_backend_sets_the_flags_on_the_instance() -> None:
     assert load_backend("numpy").execution_flags == ExecutionFlags.NONE
 
 
+@pytest.mark.integration  # runs, workers
 @pytest.mark.parametrize("isolation", [["--no-isolate"], ["--workers", "2"]])
 def test_the_flags_reach_the_backend_and_the_results(dmlconf: Dmlconf, isolation: list[str]
                                                      ) -> None:

@@ -308,6 +308,7 @@ def compare(capsys: pytest.CaptureFixture[str], old: Path, new: Path,
     return code, capsys.readouterr().out
 
 
+@pytest.mark.integration  # two whole runs
 def test_compare_newly_failing_exits_1(
         runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     old, new = json.loads(runs["late"].read_text()), json.loads(runs["swapped"].read_text())

@@ -48,6 +48,7 @@ def reported(tmp_path: Path, case_id: str, *options: str) -> tuple[int, dict, st
     return code, doc, command
 
 
+@pytest.mark.integration  # every face, a run each
 def test_every_face_prints_the_same_command(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], pytester: pytest.Pytester) -> None:
     out = tmp_path / "regressions"

@@ -164,6 +164,7 @@ def test_the_document_sanitises_what_the_backend_and_the_command_said() -> None:
 
 
 # -- a run through the command line -----------------------------------------------------------
+@pytest.mark.integration  # whole runs through the command line
 @pytest.mark.parametrize("backend", ["ControlBackend", "CrashingControlBackend"])
 def test_a_run_with_control_characters_writes_every_report_and_exits_1(
         tmp_path: Path, backend: str, monkeypatch: pytest.MonkeyPatch,
