@@ -25,7 +25,7 @@ from conformance.backend import Backend, Capabilities
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.ops.resample import linear_taps, nearest_index
-from conformance.ops.resample3.antialias import Axis, filter_weights
+from conformance.ops.resample.antialias import Axis, filter_weights
 from conformance.tensors import DataType, TensorDesc, packed_strides, read_tensor, write_tensor
 
 

@@ -80,3 +80,12 @@ def test_the_layer_rule_itself(source: str, target: str, allowed: bool) -> None:
     own, theirs = layer_of(source), layer_of(target)
     assert own is not None and theirs is not None
     assert (theirs <= own) is allowed
+
+
+def test_no_module_is_over_500_lines() -> None:
+    """Small modules named in the spec's words (issue 23): none of the harness or of the
+    backends runs over 500 lines."""
+    modules = [*harness_files(), *(ROOT / "backends").rglob("*.py")]
+    long = [f"{p.relative_to(ROOT)}: {n}" for p in modules
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500]
+    assert not long, long

@@ -356,7 +356,7 @@ def test_documented_cases_pass_on_the_reference():
         assert result.status == "PASS", (case.id, result.message)
 
 
-# -- the misreadings of RoundingDirection (conformance/ops/resample2/misreadings.py) ------------
+# -- the misreadings of RoundingDirection (conformance/ops/resample/misreadings_rounding.py) -
 
 FLOOR_VALUES = [10, 10, 10, 20, 20, 30, 30, 40]  # worked above (Scale 2, InputPixelOffset 0.25)
 CEIL_VALUES = [10, 20, 20, 30, 30, 40, 40, 40]

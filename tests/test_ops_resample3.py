@@ -16,7 +16,7 @@ from conformance import ops
 from conformance.flags import ExecutionFlags
 from conformance.judge.compare import margin, mismatches
 from conformance.levels import FeatureLevel
-from conformance.ops.resample3.antialias import stretch
+from conformance.ops.resample.antialias import stretch
 from conformance.tensors import DataType, TensorDesc
 from tests.support import DOCUMENTED, run_misreading
 
@@ -370,7 +370,7 @@ def test_documented_cases_pass_on_the_reference():
         assert result.status == "PASS", (case.id, result.message)
 
 
-# -- the misreadings of Antialiased (conformance/ops/resample3/misreadings.py) ------------------
+# -- the misreadings of Antialiased (conformance/ops/resample/misreadings_antialias.py) -----
 
 def entries():
     from conformance.ops.resample3.misreadings import MISREADINGS

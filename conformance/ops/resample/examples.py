@@ -1,15 +1,27 @@
-"""The example calls RESAMPLE and RESAMPLE1 give the generic case families (the OperatorSpec hooks
-of docs/operators.md), as plain data.
+"""The example calls the resample operators give the generic case families (the OperatorSpec hooks
+of docs/operators.md), as plain data, for all four: each call follows from what the operator's
+desc states (its attributes), so one set of hooks serves them all.
 
-RESAMPLE1 states its pixel offsets; RESAMPLE implies 0.5 / -0.5 (the RESAMPLE1 page's Remarks),
-so its calls take half-pixel pairs only. Linear calls compute their outputs (finite inputs,
-judged with the tolerance model); nearest calls select input elements.
+- RESAMPLE1 states its pixel offsets; RESAMPLE implies 0.5 / -0.5 (the RESAMPLE1 page's
+  Remarks), so its calls take half-pixel pairs only. Linear calls compute their outputs (finite
+  inputs, judged with the tolerance model); nearest calls select input elements.
+- RESAMPLE2 adds a RoundingDirection. Where a family varies something else (tables, invalid) the
+  call rounds DECREASING (floor(c)), the direction DirectML's ONNX Runtime provider gives
+  RESAMPLE1's floor(c + 0.5) (notes §10); where the rounding shows (layouts, large, bitlevel, the
+  explorer) both directions are used. RoundingDirection "affects only
+  DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR", so linear calls state one direction.
+- RESAMPLE3 adds Antialiased, TRUE in every call unless a family says otherwise: where the page's
+  conditions do not hold (NEAREST_NEIGHBOR, or no 1/Scale above 2) it changes nothing, which the
+  calls check too. A stretched call keeps its filter inside the input (inside()), where the page
+  decides every output (docs/spec-notes.md §10), so its cases are mandatory. Antialiased is a
+  BOOL: every value is valid, so no rule of it can be broken.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from conformance.ops.base import float32
@@ -23,21 +35,26 @@ from conformance.ops.examples import (
     set_fields,
     set_sizes,
 )
-from conformance.ops.resample.pages import RESAMPLE, RESAMPLE1
+from conformance.ops.resample.pages import RESAMPLE, RESAMPLE1, RESAMPLE2, RESAMPLE3
 from conformance.spec import Citation, Page, notes
-from conformance.tensors import DataType
+from conformance.tensors import DataType, TensorDesc
 
 F32, F16, I8, U8 = DataType.FLOAT32, DataType.FLOAT16, DataType.INT8, DataType.UINT8
 MODES = ("NEAREST_NEIGHBOR", "LINEAR")
 HALF_PIXEL = (0.5, -0.5)
 Pair = tuple[float, float]
+#: DML_AXIS_DIRECTION's values (the spec validates them: spec.py).
+DIRECTIONS = ("INCREASING", "DECREASING")
+#: The direction of a call whose family varies something else (module docstring).
+DIRECTION = "DECREASING"
 #: The scales and offset pairs the offsets family and the explorer favour: up, down, and
 #: non-integer (1.25 and 1/3 as float32); offsets 0, half-pixel and arbitrary.
 SCALES = (2.0, 0.5, 1.5, 0.75, 3.0, 0.33333334, 1.25)
 OFFSETS: tuple[Pair, ...] = ((0.0, 0.0), (0.5, -0.5), (0.25, 0.1), (-0.3, 0.7))
 TABLE_SIZES = (2, 3, 2, 3, 2)  # leading sizes of a 1..5-dimension input of the tables family
 LAYOUT_TYPES = (F32, F16, U8)
-#: The layouts family's call per operator: (input sizes, output sizes, attributes).
+#: The layouts family's call of an operator with implied offsets (RESAMPLE) and of those that
+#: state them: (input sizes, output sizes, attributes).
 LAYOUTS = {
     "RESAMPLE": ([2, 3, 4, 5], [2, 3, 8, 10],
                  {"InterpolationMode": "LINEAR", "Scales": [1, 1, 2, 2]}),
@@ -46,22 +63,52 @@ LAYOUTS = {
                    "InputPixelOffsets": [0.5, 0.25, 0.5, 0.5],
                    "OutputPixelOffsets": [-0.5, 0, -0.5, -0.3]}),
 }
-#: The large family's calls: (operator, data type, mode, input sizes, scales, output sizes).
-LARGE = (
-    ("RESAMPLE1", F32, "LINEAR", [1, 3, 65, 129], [1, 1, 2, 2], [1, 3, 130, 258]),
-    ("RESAMPLE1", F16, "NEAREST_NEIGHBOR", [2, 4, 33, 67], [1, 1, 1.5, 1.5], [2, 4, 49, 100]),
-    ("RESAMPLE1", U8, "LINEAR", [1, 8, 64, 257], [1, 1, 0.5, 0.75], [1, 8, 32, 192]),
-    ("RESAMPLE", F32, "NEAREST_NEIGHBOR", [1, 16, 31, 1025], [1, 1, 2, 1], [1, 16, 62, 1025]),
-    ("RESAMPLE", F16, "LINEAR", [2, 2, 97, 97], [1, 1, 1.25, 3], [2, 2, 121, 291]),
+#: The large family's calls per operator (RESAMPLE and RESAMPLE1 share one list, written once):
+#: (operator, data type, mode, RoundingDirection or None (DECREASING, not in the slug), input
+#: sizes, scales (for RESAMPLE3's stretched calls: the stretches), output sizes (None: the
+#: stretched call's)). Half-pixel offsets where the operator states them; rows of 129, 67, 257
+#: and 1025 elements (the reasons are conformance/generate/large.py's); RESAMPLE3's outputs wider
+#: than 64 (crossing a tile).
+_LARGE1 = (
+    ("RESAMPLE1", F32, "LINEAR", None, [1, 3, 65, 129], [1, 1, 2, 2], [1, 3, 130, 258]),
+    ("RESAMPLE1", F16, "NEAREST_NEIGHBOR", None, [2, 4, 33, 67], [1, 1, 1.5, 1.5],
+     [2, 4, 49, 100]),
+    ("RESAMPLE1", U8, "LINEAR", None, [1, 8, 64, 257], [1, 1, 0.5, 0.75], [1, 8, 32, 192]),
+    ("RESAMPLE", F32, "NEAREST_NEIGHBOR", None, [1, 16, 31, 1025], [1, 1, 2, 1],
+     [1, 16, 62, 1025]),
+    ("RESAMPLE", F16, "LINEAR", None, [2, 2, 97, 97], [1, 1, 1.25, 3], [2, 2, 121, 291]),
 )
+LARGE = {
+    "RESAMPLE": _LARGE1,
+    "RESAMPLE1": _LARGE1,
+    "RESAMPLE2": (
+        ("RESAMPLE2", F32, "NEAREST_NEIGHBOR", "INCREASING", [1, 3, 65, 129], [1, 1, 2, 2],
+         [1, 3, 130, 258]),
+        ("RESAMPLE2", F16, "NEAREST_NEIGHBOR", "DECREASING", [2, 4, 33, 67], [1, 1, 1.5, 1.5],
+         [2, 4, 49, 100]),
+        ("RESAMPLE2", U8, "LINEAR", None, [1, 8, 64, 257], [1, 1, 0.5, 0.75], [1, 8, 32, 192]),
+        ("RESAMPLE2", I8, "NEAREST_NEIGHBOR", "INCREASING", [1, 2, 97, 1025], [1, 1, 0.75, 1.25],
+         [1, 2, 72, 1281]),
+    ),
+    "RESAMPLE3": (
+        ("RESAMPLE3", F32, "LINEAR", None, [1, 2, 66, 350], [1, 1, 4, 4], None),
+        ("RESAMPLE3", F16, "NEAREST_NEIGHBOR", None, [2, 4, 33, 67], [1, 1, 0.25, 1.5],
+         [2, 4, 8, 100]),
+        ("RESAMPLE3", U8, "LINEAR", None, [1, 8, 64, 257], [1, 1, 0.75, 0.75], [1, 8, 48, 192]),
+        ("RESAMPLE3", I8, "LINEAR", None, [1, 4, 16, 300], [1, 1, 1, 4], None),
+    ),
+}
+#: The attribute a later page adds, which its large calls cite (with notes §10).
+ADDED = {"RESAMPLE2": "RoundingDirection", "RESAMPLE3": "Antialiased"}
 #: The bitlevel family's types: those nearest sampling takes.
 BITLEVEL_TYPES = (F32, F16, I8, U8)
 READING_SCALES = "NOTES §4: no page states that scales must be positive or finite (a reading)"
 
 
 def page(operator: str) -> Page:
-    """The spec page of one of this package's operators, by its name."""
-    return {str(p): p for p in (RESAMPLE, RESAMPLE1)}[f"DML_{operator}_OPERATOR_DESC"]
+    """The spec page of one of the family's operators, by its name."""
+    return {str(p): p for p in (RESAMPLE, RESAMPLE1, RESAMPLE2, RESAMPLE3)}[
+        f"DML_{operator}_OPERATOR_DESC"]
 
 
 def natural(size: int, scale: float) -> int:
@@ -75,6 +122,35 @@ def offsets_attributes(mode: str, scales: Sequence[float], pairs: Sequence[Pair]
     return {"InterpolationMode": mode, "Scales": list(scales),
             "InputPixelOffsets": [a for a, _ in pairs],
             "OutputPixelOffsets": [b for _, b in pairs]}
+
+
+def inside(size: int, stretch: int) -> tuple[int, Pair]:
+    """(output size, offset pair) of a dimension of `size` downsampled by Scale 1 / stretch
+    whose stretched filter stays inside the input: InputPixelOffset 0.5 - stretch, so
+    c = stretch * o + stretch - 0.5, and every c within [stretch - 1, size - stretch] with half
+    a pixel to spare (no tap beyond the edges, even with float32 coordinate error)."""
+    count = math.floor((size - 2 * stretch + 0.5) / stretch) + 1
+    if count < 1:
+        raise ValueError(f"an input of {size} holds no filter of stretch {stretch}")
+    return count, (0.5 - stretch, 0.0)
+
+
+def stretched_call(in_sizes: Sequence[int], stretches: Sequence[int]
+                   ) -> tuple[list[int], list[int], list[float], list[Pair]]:
+    """(input sizes, output sizes, Scales, offset pairs) of a call stretched by the given whole
+    factor in each dimension (1: unscaled, half-pixel offsets), its filters inside the input."""
+    outs, scales, pairs = [], [], []
+    for size, f in zip(in_sizes, stretches, strict=True):
+        if f == 1:
+            outs.append(size)
+            scales.append(1.0)
+            pairs.append(HALF_PIXEL)
+        else:
+            count, pair = inside(size, f)
+            outs.append(count)
+            scales.append(round(1.0 / f, 8))  # 0.33333333: float32(1/3), as written
+            pairs.append(pair)
+    return list(in_sizes), outs, scales, pairs
 
 
 def _five_d(call: Call) -> Call:
@@ -94,25 +170,49 @@ def _scale(value: float) -> Any:
 
 
 class ResampleExamples:
-    """The hooks, for both operators (offsets: RESAMPLE1, which states its pixel offsets)."""
+    """The hooks of the four operators, each call shaped by the attributes the operator's desc
+    states (offsets, RoundingDirection, Antialiased)."""
 
     name: str
     page: str
     attributes: tuple[Any, ...]
 
+    def _states(self, attribute: str) -> bool:
+        return any(a.name == attribute for a in self.attributes)
+
     @property
     def states_offsets(self) -> bool:
-        return any(a.name == "InputPixelOffsets" for a in self.attributes)
+        return self._states("InputPixelOffsets")
+
+    def stated(self, attributes: Mapping[str, Any], direction: str = DIRECTION,
+               antialiased: int = 1) -> dict[str, Any]:
+        """RESAMPLE1's attributes with the RoundingDirection and Antialiased where the operator
+        states them, in the page's order."""
+        full = {**attributes, "RoundingDirection": direction, "Antialiased": antialiased}
+        return {a.name: full[a.name] for a in self.attributes if a.name in full}
 
     def _attributes(self, mode: str, scales: Sequence[float], dims: int) -> dict[str, Any]:
-        """The call's attributes with half-pixel offsets (stated by RESAMPLE1 only)."""
+        """The call's attributes with half-pixel offsets (where stated)."""
         attrs: dict[str, Any] = {"InterpolationMode": mode, "Scales": scales}
         if self.states_offsets:
             attrs |= {"InputPixelOffsets": [0.5] * dims, "OutputPixelOffsets": [-0.5] * dims}
-        return attrs
+        return self.stated(attrs)
+
+    def _directions(self, mode: str) -> tuple[str | None, ...]:
+        """The RoundingDirections a call in `mode` is given where the rounding shows (None: the
+        default, unnamed in the slug)."""
+        return DIRECTIONS if mode != "LINEAR" and self._states("RoundingDirection") else (None,)
+
+    def _stretched(self, in_sizes: Sequence[int], stretches: Sequence[int], slug: str,
+                   **fields: Any) -> ExampleCall:
+        sizes, outs, scales, pairs = stretched_call(in_sizes, stretches)
+        return ExampleCall({"InputTensor": sizes, "OutputTensor": outs},
+                           self.stated(offsets_attributes("LINEAR", scales, pairs)), slug=slug,
+                           inputs="smooth", **fields)
 
     def table_examples(self) -> Sequence[ExampleCall]:
-        """1 to 5 dimensions in each mode, the last dimension scaled by 2."""
+        """1 to 5 dimensions in each mode, the last dimension scaled by 2; with Antialiased, per
+        dimension count the last dimension stretched by 4 (12 -> 2) too."""
         out = []
         for dims in range(1, 6):
             for mode in MODES:
@@ -123,15 +223,25 @@ class ResampleExamples:
                                        self._attributes(mode, scales, dims),
                                        slug=f"{dims}d/{mode.lower()}",
                                        inputs="smooth" if mode == "LINEAR" else "bits"))
+        if self._states("Antialiased"):
+            out += [self._stretched([*TABLE_SIZES[:dims - 1], 12], [1] * (dims - 1) + [4],
+                                    f"{dims}d/linear-antialiased") for dims in range(1, 6)]
         return out
 
     def layout_examples(self) -> Sequence[ExampleCall]:
-        """Each mode on the types of FLOAT32, FLOAT16 and UINT8 (scaled on every dimension, with
-        RESAMPLE1's offsets arbitrary)."""
-        inp, outp, attrs = LAYOUTS[self.name]
-        return [ExampleCall({"InputTensor": inp, "OutputTensor": outp},
-                            {**attrs, "InterpolationMode": mode}, slug=mode.lower(),
-                            inputs="smooth", data_types=LAYOUT_TYPES) for mode in MODES]
+        """Each mode (nearest in each RoundingDirection) on the types of FLOAT32, FLOAT16 and
+        UINT8 (scaled on every dimension, stated offsets arbitrary); with Antialiased, H and W
+        stretched by 4 (12 -> 2 each) too."""
+        inp, outp, attrs = LAYOUTS["RESAMPLE1" if self.states_offsets else "RESAMPLE"]
+        out = [ExampleCall({"InputTensor": inp, "OutputTensor": outp},
+                           self.stated({**attrs, "InterpolationMode": mode}, d or DIRECTION),
+                           slug=mode.lower() + (f"/{d.lower()}" if d else ""), inputs="smooth",
+                           data_types=LAYOUT_TYPES)
+               for mode in MODES for d in self._directions(mode)]
+        if self._states("Antialiased"):
+            out.append(self._stretched([1, 2, 12, 12], [1, 1, 4, 4], "linear/antialiased",
+                                       data_types=LAYOUT_TYPES))
+        return out
 
     def invalid_example(self) -> Call:
         return ({"InputTensor": desc(F32, [1, 2, 2, 3]), "OutputTensor": desc(F32, [1, 2, 4, 6])},
@@ -170,19 +280,32 @@ class ResampleExamples:
                 out.append(Breaking(f"output-offset-{slug}", "resample.offsets",
                                     set_attributes(OutputPixelOffsets=[-0.5, -0.5, -0.5, value]),
                                     READING_SCALES))
+        if self._states("RoundingDirection"):  # a DML_AXIS_DIRECTION value (0 or 1)
+            out.append(Breaking("rounding-direction-2", "resample2.rounding_direction",
+                                set_attributes(RoundingDirection=2)))
         return out
 
     def large_examples(self) -> Sequence[ExampleCall]:
-        """One list for both operators (the family writes it once)."""
+        """The operator's rows of LARGE (RESAMPLE's and RESAMPLE1's one list, written once)."""
         out = []
-        for operator, data_type, mode, inp, scales, outp in LARGE:
+        for operator, data_type, mode, direction, inp, scales, outp in LARGE[self.name]:
+            cites = (Citation(page(operator), "Scales"),
+                     *((Citation(page(operator), ADDED[operator]), notes("10"))
+                       if operator in ADDED else (notes("4"),)))
+            fields: dict[str, Any] = {"operator": operator, "data_types": (data_type,),
+                                      "cites": cites}
+            if outp is None:
+                out.append(self._stretched(inp, scales, "linear/antialiased", **fields))
+                continue
             attrs: dict[str, Any] = {"InterpolationMode": mode, "Scales": scales}
-            if operator == "RESAMPLE1":
-                attrs |= {"InputPixelOffsets": [0.5] * 4, "OutputPixelOffsets": [-0.5] * 4}
+            if operator != "RESAMPLE":
+                attrs = offsets_attributes(mode, scales, [HALF_PIXEL] * 4)
+            if operator == self.name:
+                attrs = self.stated(attrs, direction or DIRECTION)
             out.append(ExampleCall({"InputTensor": inp, "OutputTensor": outp}, attrs,
-                                   slug=mode.lower(), inputs="smooth", operator=operator,
-                                   data_types=(data_type,),
-                                   cites=(Citation(page(operator), "Scales"), notes("4"))))
+                                   slug=mode.lower() + (f"/{direction.lower()}" if direction
+                                                        else ""),
+                                   inputs="smooth", **fields))
         return out
 
     def _selects(self) -> tuple[Citation, ...]:
@@ -190,17 +313,43 @@ class ResampleExamples:
                 notes("4"))
 
     def bitlevel_examples(self) -> Sequence[ExampleCall]:
-        """Nearest at integer scales (a selection), on the types nearest takes."""
+        """Nearest at integer scales (a selection), on the types nearest takes, in each
+        RoundingDirection (citing RESAMPLE2's page for it)."""
+        attrs = self._attributes("NEAREST_NEIGHBOR", [1, 2, 2, 3], 4)
         return [ExampleCall({"InputTensor": [1, 2, 3, 4], "OutputTensor": [1, 4, 6, 12]},
-                            self._attributes("NEAREST_NEIGHBOR", [1, 2, 2, 3], 4),
-                            slug="nearest", operator=self.name, data_types=BITLEVEL_TYPES,
-                            cites=self._selects())]
+                            self.stated(attrs, d or DIRECTION),
+                            slug="nearest" + (f"/{d.lower()}" if d else ""), operator=self.name,
+                            data_types=BITLEVEL_TYPES,
+                            cites=(*self._selects(),
+                                   *((Citation(RESAMPLE2, "RoundingDirection"), notes("10"))
+                                     if d else ())))
+                for d in self._directions("NEAREST_NEIGHBOR")]
 
     def draw_call(self, pick: Pick, selecting: bool = False) -> ExampleCall:
         """4-D, sizes 1 to 4. Selecting: nearest at integer scales 1 to 3, half-pixel, in the
         bitlevel family's types. Else the layouts family's types, either mode, the favoured
-        scales, output sizes floor(InputSize * Scale) and for RESAMPLE1 the favoured offset
-        pairs."""
+        scales, output sizes floor(InputSize * Scale) and the favoured offset pairs where
+        stated. Then a RoundingDirection where stated, and Antialiased, drawn TRUE only where
+        the page decides every output of the call (no silent region: the explorer's generic
+        families mark no case ambiguous)."""
+        example = self._draw(pick, selecting)
+        if not self._states("RoundingDirection"):
+            return example
+        direction = pick("rounding_direction", DIRECTIONS)
+        example = replace(example, attributes=self.stated(example.attributes, direction))
+        if not self._states("Antialiased"):
+            return example
+        (data_type,) = example.data_types
+        call = self.make_call({n: TensorDesc.from_json(d)  # type: ignore[attr-defined]
+                               for n, d in example.tensors(data_type).items()},
+                              self.stated(example.attributes, direction))
+        choices = [0] if self.silent_regions(call) else [0, 1]  # type: ignore[attr-defined]
+        antialiased = pick("antialiased", choices)
+        return replace(example, attributes=self.stated(example.attributes, direction,
+                                                       antialiased))
+
+    def _draw(self, pick: Pick, selecting: bool) -> ExampleCall:
+        """RESAMPLE1's draw (RESAMPLE's without offsets)."""
         types = BITLEVEL_TYPES if selecting else LAYOUT_TYPES
         data_type = pick("data_type", [t.name for t in types])
         if selecting:

@@ -30,8 +30,7 @@ either integer neighbour, so truncation and rounding are both the spec's reading
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable
 
 import numpy as np
 
@@ -39,16 +38,31 @@ from conformance import ops
 from conformance.kit.misreading import Misreading
 from conformance.ops import OperatorCall
 from conformance.ops.base import float32
-from conformance.ops.resample import Resample1, coordinates, linear_taps, nearest_index
 from conformance.ops.resample.pages import MODE_PAGE
 from conformance.ops.resample.pages import RESAMPLE1 as PAGE
+from conformance.ops.resample.readings import (
+    LINEAR,
+    NEAREST,
+    Compute,
+    right,
+    runs,
+    with_attributes,
+)
+from conformance.ops.resample.readings import mode as _mode
+from conformance.ops.resample.sampling import (
+    Coordinates,
+    coordinates,
+    linear_taps,
+    nearest_index,
+    resampled,
+    unclamped,
+)
 from conformance.spec import Citation, notes
-from conformance.tensors import DataType, read_tensor, write_tensor
+from conformance.tensors import DataType
 
 BOTH = frozenset({"RESAMPLE", "RESAMPLE1"})
 V1 = frozenset({"RESAMPLE1"})
 V0 = frozenset({"RESAMPLE"})
-NEAREST, LINEAR = "NEAREST_NEIGHBOR", "LINEAR"
 
 FORMULA = Citation(PAGE, 'Description ("OutputTensorX = (InputTensorX + InputPixelOffset) * '
                          'Scale + OutputPixelOffset")')
@@ -80,36 +94,15 @@ REMARKS = Citation(PAGE, 'Remarks ("When the InputPixelOffsets are set to 0.5, a
 #: implied offsets 0.5 / -0.5).
 Params = tuple[int, int, float, float, float]
 #: One dimension's clamped coordinates and their float32 allowance, as coordinates() returns them.
-Axis = tuple[np.ndarray, np.ndarray]
-Compute = Callable[[OperatorCall, np.ndarray], np.ndarray]
+Axis = Coordinates
 
 
 # -- the spec's pieces ---------------------------------------------------------------------------
 
-class _GivenCoordinates(Resample1):
-    """The operator's spec with its per-dimension coordinates replaced by a reading's own (the
-    interpolation itself, nearest or linear, is the spec's). RESAMPLE differs from RESAMPLE1 only
-    in its coordinates, so this serves both."""
-
-    def __init__(self, axes: list[Axis]) -> None:
-        self.given = axes
-
-    def axes(self, call: OperatorCall, in_shape: Sequence[int]) -> list[Axis]:
-        return self.given
-
-    def legal_axes(self, call: OperatorCall) -> list[np.ndarray]:
-        """No allowances: only the values of the reading are used, never its bounds."""
-        return [np.zeros_like(c) for c, _ in self.given]
-
-
-def _right(call: OperatorCall, x: np.ndarray) -> np.ndarray:
-    """The spec's output."""
-    return ops.get(call.operator).reference(call, {"InputTensor": x})["OutputTensor"]
-
-
 def _interpolate(call: OperatorCall, x: np.ndarray, axes: list[Axis]) -> np.ndarray:
-    """The spec's interpolation (call's mode) of x at the given coordinates."""
-    return _GivenCoordinates(axes).reference(call, {"InputTensor": x})["OutputTensor"]
+    """The spec's interpolation (call's mode, nearest floor(c + 0.5)) of x at the given
+    coordinates; only its values are used, never its bounds (no allowances)."""
+    return resampled(x, _mode(call), axes, [np.zeros_like(c) for c, _ in axes]).values
 
 
 def _params(call: OperatorCall) -> list[Params]:
@@ -127,33 +120,12 @@ def _unclamped(p: Params) -> np.ndarray:
     """The page's coordinate before the edges are clamped: c = (o - OutputPixelOffset) / Scale -
     InputPixelOffset (NOTES §4), for readings that skip the clamp."""
     out_size, _, scale, in_off, out_off = p
-    return (np.arange(out_size, dtype=np.float64) - out_off) / scale - in_off
-
-
-def _mode(call: OperatorCall) -> str:
-    return call.attributes["InterpolationMode"]
-
-
-def _with_attributes(call: OperatorCall, **changes: object) -> OperatorCall:
-    return replace(call, attributes={**call.attributes, **changes})
-
-
-def _runs(compute: Compute) -> Callable[[OperatorCall, Mapping[str, np.ndarray]], None]:
-    """A misreading's run: read the input through its strides, compute, write the output
-    through its strides (only the logical elements, like the reference backend)."""
-
-    def run(call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
-        x = read_tensor(call.tensors["InputTensor"], bindings["InputTensor"])
-        with np.errstate(all="ignore"):  # NaN, Inf and overflow are values here, not errors
-            y = compute(call, x)
-        write_tensor(call.tensors["OutputTensor"], bindings["OutputTensor"], y)
-
-    return run
+    return unclamped(out_size, scale, in_off, out_off)
 
 
 def _in_mode(mode: str, compute: Compute) -> Compute:
     """compute for calls in mode; the spec's output for the other mode."""
-    return lambda call, x: compute(call, x) if _mode(call) == mode else _right(call, x)
+    return lambda call, x: compute(call, x) if _mode(call) == mode else right(call, x)
 
 
 def _differs(a: list[Axis], b: list[Axis], mode: str) -> bool:
@@ -362,7 +334,7 @@ def _outer_unscaled(call: OperatorCall, x: np.ndarray) -> np.ndarray:
 
 def _other_mode(call: OperatorCall, x: np.ndarray) -> np.ndarray:
     other = LINEAR if _mode(call) == NEAREST else NEAREST
-    return _right(_with_attributes(call, InterpolationMode=other), x)
+    return right(with_attributes(call, InterpolationMode=other), x)
 
 
 def _fractional(call: OperatorCall) -> bool:
@@ -374,8 +346,8 @@ def _fractional(call: OperatorCall) -> bool:
 def _through_float16(call: OperatorCall, x: np.ndarray) -> np.ndarray:
     """FLOAT32 values held as float16 on the way in and out."""
     if x.dtype != np.float32:
-        return _right(call, x)
-    return _right(call, x.astype(np.float16).astype(np.float32)).astype(np.float16).astype(
+        return right(call, x)
+    return right(call, x.astype(np.float16).astype(np.float32)).astype(np.float16).astype(
         np.float32)
 
 
@@ -385,8 +357,8 @@ OTHER_SIGNEDNESS = {np.dtype(np.int8): np.dtype(np.uint8), np.dtype(np.uint8): n
 def _other_signedness(call: OperatorCall, x: np.ndarray) -> np.ndarray:
     """INT8 bytes interpolated as UINT8 and the reverse (the result's bytes written back)."""
     if _mode(call) != LINEAR or x.dtype not in OTHER_SIGNEDNESS:
-        return _right(call, x)
-    return _right(call, x.view(OTHER_SIGNEDNESS[x.dtype])).view(x.dtype)
+        return right(call, x)
+    return right(call, x.view(OTHER_SIGNEDNESS[x.dtype])).view(x.dtype)
 
 
 # -- the catalogue -------------------------------------------------------------------------------
@@ -394,7 +366,7 @@ def _other_signedness(call: OperatorCall, x: np.ndarray) -> np.ndarray:
 def _entry(key: str, reading: str, operators: frozenset[str], contradicts: Citation,
            compute: Compute, applies: Callable[[OperatorCall], bool], **kw: object) -> Misreading:
     return Misreading(key=key, reading=reading, operators=operators, contradicts=contradicts,
-                      run=_runs(compute), applies=applies, **kw)
+                      run=runs(compute), applies=applies, **kw)
 
 
 def _offsets_entry(key: str, reading: str, change: Callable[[list[Params]], list[Params]],

@@ -1,32 +1,40 @@
-"""RESAMPLE and RESAMPLE1.
+"""RESAMPLE, RESAMPLE1, RESAMPLE2 and RESAMPLE3: one family base whose behaviour follows from what
+each operator's desc states, and four spec classes that hold their pages' data (attributes,
+support tables, page, feature level). The sampling is sampling.py's, the antialiased filter
+antialias.py's (docs/spec-notes.md §4 and §10 hold the readings).
 
-Coordinates (spec-notes §4, from OutputX = (InputX + InputPixelOffset) * Scale +
-OutputPixelOffset on the RESAMPLE1 page): output index o along one dimension reads input
-coordinate
-
-    c = (o - OutputPixelOffset) / Scale - InputPixelOffset, clamped to [0, InputSize - 1]
-
-- NEAREST_NEIGHBOR: index floor(c + 0.5) (halves round up; AMBIGUOUS AT TIES, spec-notes §4:
-  either neighbour is accepted where c is at, or within float32 rounding of, a half).
-- LINEAR: per dimension i0 = floor(c), i1 = min(i0 + 1, InputSize - 1), t = c - i0, product
-  weights over the 2^D taps. The reference computes in float64 and rounds once to the output
-  type; the FLOAT attributes are taken as the float32 values the operator receives.
+- RESAMPLE1: the coordinate relation, clamp, nearest floor(c + 0.5) and linear of sampling.py.
 - RESAMPLE is RESAMPLE1 with InputPixelOffsets 0.5 and OutputPixelOffsets -0.5 (RESAMPLE1 page,
-  Remarks).
+  Remarks): it states no offsets, and the family implies those.
+- RESAMPLE2 (DML_FEATURE_LEVEL_5_1; INT8/UINT8 from 6_2) is RESAMPLE1 with a RoundingDirection:
+  NEAREST_NEIGHBOR takes "DML_AXIS_DIRECTION_INCREASING. Round fractional coordinates toward
+  increasing axis values (ceil)" and "DML_AXIS_DIRECTION_DECREASING ... (floor)": index ceil(c)
+  or floor(c), a coordinate within float32 rounding of a whole number accepting either neighbour
+  in mandatory cases (NearestRounding). LINEAR: "Since bilinear interpolation interpolates
+  fractional coordinates anyway, this affects only DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR", and
+  the Remarks: "This operator is equivalent to DML_RESAMPLE1_OPERATOR_DESC when
+  InterpolationMode is set to DML_INTERPOLATION_MODE_LINEAR": RESAMPLE1's reference, strict bound
+  and legal envelope, unchanged. Validation: every RESAMPLE1 rule, the RoundingDirection a
+  DML_AXIS_DIRECTION value, the "Tensor constraints" and the two "Tensor support" tables.
+- RESAMPLE3 (DML_FEATURE_LEVEL_6_4) is RESAMPLE2 with Antialiased. Remarks: "When Antialiased is
+  false, this operator is equivalent to DML_RESAMPLE2_OPERATOR_DESC". Antialiased TRUE:
+  "stretching the resampling filter by a factor max(1, 1 / scale) ... when this flag is set to
+  TRUE, and assuming the following conditions: InterpolationMode is
+  DML_INTERPOLATION_MODE_LINEAR; 1/Scales > 2". NEAREST_NEIGHBOR is unaffected, and so is a LINEAR
+  call whose every 1/Scale is at most 2; otherwise the filter of antialias.py. Antialiased is a
+  BOOL (any value of it is valid); one "Tensor support" table. silent_regions() names where the
+  page leaves the output open; cases there are marked ambiguous.
 
-Each output is judged twice (docs/tolerances.md): against the strict reading (one float32
-pipeline rounding once) and against the legal envelope, what DirectML on Direct3D 12 may return
-under the platform's floating-point rules (D3D_RULES below). Outside the envelope is a FAIL; inside
-it but outside the strict reading a QUALITY_WARNING.
+Resample3 derives from Resample2 for RESAMPLE2's data (its attributes, tables' shape): RESAMPLE3
+is RESAMPLE2's desc with Antialiased, and the RoundingDirection readings of RESAMPLE2 cover it
+as one of RESAMPLE2's (tests/test_architecture_operators.py holds a package's readings to its
+operators and those that extend them).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-import warnings
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,52 +43,48 @@ from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, float32, table
+from conformance.ops.resample.antialias import Axis, antialiased, silences, stretch
 from conformance.ops.resample.examples import ResampleExamples
-from conformance.ops.resample.pages import MODE_PAGE, RESAMPLE, RESAMPLE1
+from conformance.ops.resample.pages import (
+    DIRECTION_PAGE,
+    MODE_PAGE,
+    RESAMPLE,
+    RESAMPLE1,
+    RESAMPLE2,
+    RESAMPLE3,
+)
+from conformance.ops.resample.sampling import (
+    Coordinates,
+    NearestRounding,
+    coordinates,
+    legal_coordinate_error,
+    resampled,
+    unclamped,
+)
 from conformance.spec import Citation, Violation, notes
 
 MODES = {"NEAREST_NEIGHBOR": 0, "LINEAR": 1}  # DML_INTERPOLATION_MODE (notes §1)
 INTERPOLATION_MODE = Attribute("InterpolationMode", "enum", MODES,
                                prefix="DML_INTERPOLATION_MODE_")
+#: DML_AXIS_DIRECTION (DirectML.h at DML_TARGET_VERSION 0x6400: "DML_AXIS_DIRECTION_INCREASING =
+#: 0, DML_AXIS_DIRECTION_DECREASING = 1"; the DML_AXIS_DIRECTION page states the same values).
+AXIS_DIRECTIONS = {"INCREASING": 0, "DECREASING": 1}
 
-#: Relative float32 error allowed on a coordinate: 8 units of float32's 2^-23 spacing, i.e. a
-#: factor 4 over the ~2 ulp that (o - OutOff) * (1 / Scale) - InOff costs in float32
-#: (docs/tolerances.md).
-COORDINATE_REL_ERROR = 2.0**-20
-#: Float32 arithmetic error on the weighted sum, relative to sum(|w * x|) (docs/tolerances.md).
-ACCUMULATION_REL_ERROR = 2.0**-21
-
-# -- the legal envelope (docs/tolerances.md, "The legal envelope") ------------------------------
-#: Where the rules below are stated: "Floating-point rules" for Direct3D 11 and up (D3D12 included),
-#: learn.microsoft.com/windows/uwp/graphics-concepts/floating-point-rules; the Direct3D 11 page
-#: (learn.microsoft.com/windows/win32/direct3d11/floating-point-rules) states the same.
-D3D_RULES = "Direct3D floating-point rules (Direct3D 11 and up)"
-#: float32 add, subtract, multiply: "within 0.5 unit-last-place (ULP) of the infinitely-precise
-#: result ... hardware is allowed to truncate results": an error below one ULP of the result, at
-#: most 2^-23 of its magnitude. Reciprocal "1 ULP"; a direct x/y no worse than reciprocal then
-#: multiply; fused operations no worse than their worst serial ordering, each step 1 ULP.
-FLOAT32_OP_ERROR = 2.0**-23
-#: 16-bit: "Unfused operations on 16-bit floating-point numbers produce a result that is the
-#: nearest representable value ... 0.5 ULP": at most 2^-11 of the result's magnitude. Used for
-#: FLOAT16 under DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION (notes §7).
-FLOAT16_OP_ERROR = 2.0**-11
-#: Coordinate allowance of the envelope, relative to |o| / Scale + |OutputPixelOffset| / Scale +
-#: |InputPixelOffset| + 1: evaluating c in float32 in any usual arrangement ((o - OutOff) / Scale
-#: - InOff, or o * (1 / Scale) - (OutOff / Scale + InOff), division as reciprocal then multiply)
-#: costs at most 4 float32 op errors of those magnitudes (first order); twice that is allowed.
-LEGAL_COORDINATE_REL_ERROR = 8 * FLOAT32_OP_ERROR
-#: The smallest normal float32. "Denorms are flushed to sign-preserved zero on input and output of
-#: any floating-point mathematical operation": each flush moves a value by less than this.
-FLOAT32_MIN_NORMAL = 2.0**-126
-
-
-def operation_count(dimensions: int) -> int:
-    """The float roundings a legal evaluation of one linear output may commit, first order, in
-    units of the tap magnitude: the worse of a 2^D-tap product-weighted sum in any order (D - 1
-    multiplications per weight, one by the tap, 2^D - 1 additions) and D separable lerps written
-    as x0 + t * (x1 - x0) (a subtraction, a multiplication and an addition on operands up to twice
-    the taps, per dimension), whichever an implementation chooses."""
-    return max(dimensions + 2**dimensions - 1, 4 * dimensions)
+#: RoundingDirection's two readings of a nearest coordinate c, as RESAMPLE1's rounding of a
+#: shifted coordinate: floor(c) = floor((c - 0.5) + 0.5), halves up; ceil(c) = ceil((c + 0.5) -
+#: 0.5), halves down. Their near-ties are c within float32 rounding of a whole number.
+_TIES = ("the coordinate within float32 rounding of a whole number: either neighbour (notes §10; "
+         "a float32 coordinate may land on either side of it)")
+ROUNDINGS = {
+    "DECREASING": NearestRounding(
+        shift=-0.5, halves_up=True, words="floor(c) (RoundingDirection DECREASING)",
+        strict_why='"DML_AXIS_DIRECTION_DECREASING. Round fractional coordinates toward '
+                   'decreasing axis values (floor)"', tie_why=_TIES),
+    "INCREASING": NearestRounding(
+        shift=0.5, halves_up=False, words="ceil(c) (RoundingDirection INCREASING)",
+        strict_why='"DML_AXIS_DIRECTION_INCREASING. Round fractional coordinates toward '
+                   'increasing axis values (ceil)"', tie_why=_TIES),
+}
 
 
 def support_tables(page: str, rows: Sequence[tuple[str, Sequence[int], str]]) -> tuple:
@@ -96,58 +100,23 @@ def _tables(page: str, first: str) -> tuple:
                                  ("6_2", [1, 2, 3, 4], "FLOAT32, FLOAT16, INT8, UINT8")])
 
 
-def coordinates(out_size: int, in_size: int, scale: float, in_offset: float, out_offset: float
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """The clamped input coordinate of every output index, and the float32 error allowance on
-    each (float64 arithmetic on the float32 attribute values)."""
-    o = np.arange(out_size, dtype=np.float64)
-    c = (o - out_offset) / scale - in_offset
-    err = COORDINATE_REL_ERROR * (np.abs(o - out_offset) / scale + abs(in_offset) + 1.0)
-    return np.clip(c, 0.0, in_size - 1.0), err
+def tables(page: str, rows: tuple[tuple[str, str], ...]) -> tuple:
+    """The page's "Tensor support" tables, 1 to 4 dimensions each: (level, data types)."""
+    return support_tables(page, [(lv, [1, 2, 3, 4], types) for lv, types in rows])
 
 
-def legal_coordinate_error(out_size: int, scale: float, in_offset: float, out_offset: float
-                           ) -> np.ndarray:
-    """The envelope's allowance on each output index's coordinate (LEGAL_COORDINATE_REL_ERROR)."""
-    o = np.arange(out_size, dtype=np.float64)
-    return LEGAL_COORDINATE_REL_ERROR * ((np.abs(o) + abs(out_offset)) / scale + abs(in_offset)
-                                         + 1.0)
+class ResampleFamily(ResampleExamples, OperatorSpec):
+    """What the four operators share, each step taken as the operator's desc states it: offsets
+    stated or implied (0.5 / -0.5), nearest rounded by a RoundingDirection or floor(c + 0.5), the
+    antialiased filter where Antialiased is stated."""
 
-
-def linear_taps(c: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The two taps and the weight of the second, per clamped coordinate: i0 = floor(c),
-    i1 = min(i0 + 1, size - 1), t = c - i0 (spec-notes §4)."""
-    i0 = np.floor(c).astype(np.int64)
-    return i0, np.minimum(i0 + 1, size - 1), c - i0
-
-
-def nearest_index(c: np.ndarray, halves_up: bool = True) -> np.ndarray:
-    """floor(c + 0.5): halves round up (spec-notes §4, the reading at ties); halves_up=False:
-    ceil(c - 0.5), halves round down."""
-    return (np.floor(c + 0.5) if halves_up else np.ceil(c - 0.5)).astype(np.int64)
-
-
-@dataclass(frozen=True)
-class NearestRounding:
-    """How NEAREST_NEIGHBOR turns a coordinate c into an input index: the nearest integer to
-    c + shift, halves up or down, and the words the judgement uses for it. The default is
-    RESAMPLE(1)'s floor(c + 0.5) (notes §4); RESAMPLE2's RoundingDirection is floor(c) as shift
-    -0.5 halves up, ceil(c) as shift +0.5 halves down. Either way a coordinate within float32
-    rounding of a half of c + shift accepts either neighbour in mandatory cases."""
-
-    shift: float = 0.0
-    halves_up: bool = True
-    words: str = "floor(c + 0.5)"
-    #: Why the strict model (ambiguous cases) holds to `words` even at ties.
-    strict_why: str = "the suite's reading of an ambiguous region, notes §4"
-    #: Why mandatory cases accept either neighbour at a tie.
-    tie_why: str = "notes §4"
-
-
-class _Resample(ResampleExamples, OperatorSpec):
     count_name: str  # "DimensionCount" or "ScaleCount"
 
     def offsets(self, call: OperatorCall) -> tuple[np.ndarray, np.ndarray]:
+        """The pixel offsets per dimension: stated, or RESAMPLE's implied 0.5 / -0.5."""
+        if not self.states_offsets:
+            n = len(call.attributes["Scales"])
+            return np.full(n, 0.5), np.full(n, -0.5)
         a = call.attributes
         return float32(a["InputPixelOffsets"]), float32(a["OutputPixelOffsets"])
 
@@ -211,6 +180,13 @@ class _Resample(ResampleExamples, OperatorSpec):
                         "resample.offsets",
                         f"{name} {list(a[name])} must be finite (as float32); reading, notes §4",
                         notes("4")))
+        direction = a.get("RoundingDirection")
+        if self._states("RoundingDirection") and direction not in AXIS_DIRECTIONS:
+            out.append(Violation(
+                "resample2.rounding_direction",
+                f"RoundingDirection {direction!r} is not a DML_AXIS_DIRECTION value (INCREASING "
+                "0, DECREASING 1)",
+                Citation(DIRECTION_PAGE, "Constants")))
         return out
 
     def selects_elements(self, call: OperatorCall) -> bool:
@@ -231,26 +207,84 @@ class _Resample(ResampleExamples, OperatorSpec):
         return None
 
     # -- reference ------------------------------------------------------------------------------
-    def axes(self, call: OperatorCall, in_shape: Sequence[int]
-             ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per dimension: the clamped input coordinate of every output index, and its float32
-        error allowance (see coordinates)."""
-        out_shape = call.tensors["OutputTensor"].sizes
-        scales = float32(call.attributes["Scales"])
+    def _parameters(self, call: OperatorCall, sizes: Sequence[int]) -> list[tuple]:
+        """Per dimension (size of `sizes`, Scale, InputPixelOffset, OutputPixelOffset)."""
         in_off, out_off = self.offsets(call)
-        return [coordinates(o, i, s, a, b) for o, i, s, a, b
-                in zip(out_shape, in_shape, scales, in_off, out_off, strict=True)]
+        return list(zip(sizes, float32(call.attributes["Scales"]), in_off, out_off,
+                        strict=True))
+
+    def axes(self, call: OperatorCall, in_shape: Sequence[int]) -> list[Coordinates]:
+        """Per dimension: the clamped input coordinate of every output index, and its float32
+        error allowance (see coordinates). With a RoundingDirection, for NEAREST_NEIGHBOR no
+        near-tie where the clamp decided the coordinate: a clamped coordinate is 0 or
+        InputSize - 1, a whole number that floor and ceil keep, and no float32 error reaches its
+        other side (RESAMPLE1's clamped coordinates are whole too, never near its ties at
+        halves). The allowance there is -inf: no |frac - 0.5| is within it, not even an exact
+        tie's 0."""
+        out_shape = call.tensors["OutputTensor"].sizes
+        axes = [coordinates(o, i, s, a, b) for (o, s, a, b), i
+                in zip(self._parameters(call, out_shape), in_shape, strict=True)]
+        if (call.attributes["InterpolationMode"] != "NEAREST_NEIGHBOR"
+                or not self._states("RoundingDirection")):
+            return axes
+        return [(c, np.where((raw < -err) | (raw > size - 1 + err), -np.inf, err))
+                for (c, err), raw, size in zip(axes, self.unclamped(call), in_shape, strict=True)]
+
+    def unclamped(self, call: OperatorCall) -> list[np.ndarray]:
+        """Per dimension the page's coordinate of every output index before the clamp that
+        coordinates() applies: (o - OutputPixelOffset) / Scale - InputPixelOffset (notes §4)."""
+        return [unclamped(*p) for p in self._parameters(call,
+                                                         call.tensors["OutputTensor"].sizes)]
 
     def legal_axes(self, call: OperatorCall) -> list[np.ndarray]:
         """Per dimension: the envelope's coordinate allowance of every output index."""
-        scales = float32(call.attributes["Scales"])
-        in_off, out_off = self.offsets(call)
-        return [legal_coordinate_error(o, s, a, b) for o, s, a, b
-                in zip(call.tensors["OutputTensor"].sizes, scales, in_off, out_off, strict=True)]
+        return [legal_coordinate_error(*p) for p in self._parameters(
+            call, call.tensors["OutputTensor"].sizes)]
 
     def nearest_rounding(self, call: OperatorCall) -> NearestRounding:
-        """How NEAREST_NEIGHBOR rounds this call's coordinates: floor(c + 0.5) (notes §4)."""
+        """How NEAREST_NEIGHBOR rounds this call's coordinates: floor(c) for DECREASING, ceil(c)
+        for INCREASING (the page's RoundingDirection), else floor(c + 0.5) (notes §4)."""
+        if self._states("RoundingDirection"):
+            return ROUNDINGS[call.attributes["RoundingDirection"]]
         return NearestRounding()
+
+    def stretches(self, call: OperatorCall,
+                  stretch: Callable[[float], float] = stretch) -> list[float]:
+        """Per dimension the factor the filter is stretched by: 1 / Scale where 1 / Scale > 2,
+        else 1 (stretch; a reading may give another rule)."""
+        return [stretch(s) for s in float32(call.attributes["Scales"])]
+
+    def antialias_axes(self, call: OperatorCall,
+                       stretch: Callable[[float], float] = stretch
+                       ) -> list[Axis] | None:
+        """Per dimension the antialiased filter's parameters, or None where the call is
+        RESAMPLE2's (no Antialiased, Antialiased FALSE, NEAREST_NEIGHBOR, or no 1/Scale above
+        2)."""
+        a = call.attributes
+        if not a.get("Antialiased") or a["InterpolationMode"] != "LINEAR":
+            return None
+        stretches = self.stretches(call, stretch)
+        if all(f == 1.0 for f in stretches):
+            return None
+        # The filter is centred on the coordinate before coordinates()' clamp; its taps are
+        # clamped (antialias.py).
+        return [Axis(c=c, err=coordinates(o, i, s, p, q)[1],
+                               reach=legal_coordinate_error(o, s, p, q), f=f, size=i)
+                for c, (o, s, p, q), i, f in zip(
+                    self.unclamped(call),
+                    self._parameters(call, call.tensors["OutputTensor"].sizes),
+                    call.tensors["InputTensor"].sizes, stretches, strict=True)]
+
+    def silent_regions(self, call: OperatorCall) -> list[str]:
+        """Why the page leaves some output of this call open (docs/spec-notes.md §10), one
+        reason each; empty where the page decides every output. A case whose call has any is
+        marked ambiguous (docs/case-format.md). None without Antialiased: RoundingDirection
+        decides every nearest coordinate, the Remarks make RESAMPLE2's LINEAR RESAMPLE1's, and the
+        rounding of LINEAR integer outputs is accepted either way in every case (notes §4)."""
+        a = call.attributes
+        if not a.get("Antialiased") or a["InterpolationMode"] != "LINEAR":
+            return []
+        return silences(float32(a["Scales"]), self.antialias_axes(call) or [])
 
     def reference(self, call: OperatorCall, inputs: Mapping[str, np.ndarray]
                   ) -> dict[str, np.ndarray]:
@@ -260,171 +294,28 @@ class _Resample(ResampleExamples, OperatorSpec):
                  strict: bool = False, flags: ExecutionFlags = ExecutionFlags.NONE
                  ) -> dict[str, Expected]:
         x = inputs["InputTensor"]
-        axes = self.axes(call, x.shape)
-        if call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR":
-            return {"OutputTensor": _nearest(x, axes, strict, self.nearest_rounding(call))}
         half = (x.dtype == np.float16
                 and bool(flags & ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION))
-        return {"OutputTensor": _linear(x, axes, self.legal_axes(call), half)}
+        filters = self.antialias_axes(call)
+        if filters is not None:
+            return {"OutputTensor": antialiased(x, filters, half)}
+        return {"OutputTensor": resampled(x, call.attributes["InterpolationMode"],
+                                          self.axes(call, x.shape), self.legal_axes(call),
+                                          self.nearest_rounding(call), strict, half)}
 
 
-def _take(x: np.ndarray, indices: Sequence[np.ndarray]) -> np.ndarray:
-    return x[np.ix_(*indices)]
+class Resample(ResampleFamily):
+    name = "RESAMPLE"
+    type_value = 96
+    introduced = FeatureLevel.FL_2_0
+    page = RESAMPLE
+    attributes = (INTERPOLATION_MODE, Attribute("Scales", "floats"))
+    derived_attributes = ("ScaleCount",)
+    count_name = "ScaleCount"
+    support = _tables(page, "2_0")
 
 
-def _nearest(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]], strict: bool = False,
-             rounding: NearestRounding = NearestRounding()) -> Expected:
-    """The rounding's index (floor(c + 0.5) by default), bits copied; near-ties accept the other
-    neighbour too (notes §4), unless strict (the reading alone: ties round as `rounding` says)."""
-    primary, others = [], []
-    for (c, err), size in zip(axes, x.shape, strict=True):
-        c = c + rounding.shift
-        idx = nearest_index(c, rounding.halves_up)
-        frac = c - np.floor(c)
-        tie = np.abs(frac - 0.5) <= err
-        other = np.where(idx > np.floor(c), idx - 1, idx + 1)
-        other = np.where(tie & (other >= 0) & (other < size), other, idx)
-        primary.append(idx)
-        others.append(other if np.any(other != idx) else None)
-    values = _take(x, primary)
-    tied = [d for d, o in enumerate(others) if o is not None]
-    if strict:
-        return _any_nan(Expected(values, rule=f"nearest, {rounding.words} even at ties "
-                                              f"({rounding.strict_why})"))
-    if not tied:
-        return _any_nan(Expected(values, rule=f"nearest, {rounding.words}, bit-exact"))
-    alternatives = []
-    for choice in itertools.product((False, True), repeat=len(tied)):
-        if any(choice):
-            picked = list(primary)
-            for d, use in zip(tied, choice, strict=True):
-                if use:
-                    picked[d] = others[d]
-            alternatives.append(_take(x, picked))
-    return _any_nan(Expected(values, kind="one_of", alternatives=tuple(alternatives),
-                             rule=f"nearest, either neighbour at a tie ({rounding.tie_why})"))
-
-
-def _any_nan(exp: Expected) -> Expected:
-    """The envelope of a nearest output: the selected elements' bits, except that where a NaN is
-    selected any NaN is legal. Nearest selects an element; the pages never call it a copy, and the
-    D3D rules keep a NaN's bit pattern only through "a raw move instruction - which doesn't alter
-    data", which an implementation of an interpolating operator need not use (float16 through
-    float32 registers quiets signalling NaNs). Every other value, float32 denormals included, must
-    keep its bits: selecting is "data movement ... that doesn't manipulate the data", where the
-    rules do not allow flushing (docs/tolerances.md)."""
-    if not np.issubdtype(exp.values.dtype, np.floating):
-        return exp
-    return replace(exp, legal=replace(exp, any_nan=True,
-                                      rule=exp.rule + "; a NaN may come back as any NaN "
-                                                      f"({D3D_RULES})"))
-
-
-def _linear(x: np.ndarray, axes: list[tuple[np.ndarray, np.ndarray]],
-            legal_axes: list[np.ndarray], half: bool = False) -> Expected:
-    """Separable float64 interpolation, one rounding; the strict bound (coordinate and sum errors
-    of one float32 pipeline) and the legal envelope (the D3D rules; half: FLOAT16 math in half
-    precision, allowed by DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION)."""
-    y = x.astype(np.float64)
-    multiplied = y  # the same sum with zero-weight taps multiplied in (NaN * 0 is NaN)
-    magnitude = np.abs(y)
-    # The finite taps an evaluation may read: those of the exact coordinate, and those of any
-    # coordinate within its legal error (a tap of weight 0 may get a tiny weight).
-    finite = np.where(np.isfinite(y), y, np.nan)
-    peak, hi, lo = np.abs(finite), finite, finite
-    coord_err = legal_err = 0.0
-    for d, ((c, err), size) in enumerate(zip(axes, x.shape, strict=True)):
-        i0, i1, t = linear_taps(c, size)
-        shape = [-1 if k == d else 1 for k in range(x.ndim)]
-        reach = legal_axes[d]
-        reachable = (i0, i1, np.floor(np.clip(c - reach, 0, size - 1)).astype(np.int64),
-                     np.minimum(np.floor(np.clip(c + reach, 0, size - 1)).astype(np.int64) + 1,
-                                size - 1))
-        with warnings.catch_warnings():  # all-NaN slices: no finite tap, the center decides
-            warnings.simplefilter("ignore", RuntimeWarning)
-            peak = np.nanmax([np.take(peak, i, axis=d) for i in reachable], axis=0)
-            hi = np.nanmax([np.take(hi, i, axis=d) for i in reachable], axis=0)
-            lo = np.nanmin([np.take(lo, i, axis=d) for i in reachable], axis=0)
-        with np.errstate(invalid="ignore"):
-            multiplied = (np.take(multiplied, i0, axis=d) * (1 - t.reshape(shape))
-                          + np.take(multiplied, i1, axis=d) * t.reshape(shape))
-        # A tap of weight 0 (t == 0: c on a sample) is not part of the value: the exact
-        # interpolation there is the sample itself, whatever the other tap holds.
-        i1 = np.where(t == 0, i0, i1)
-        t = t.reshape(shape)
-        with np.errstate(invalid="ignore"):
-            first = np.take(y, i0, axis=d)
-            y = np.where(t == 0, first, first * (1 - t) + np.take(y, i1, axis=d) * t)
-            magnitude = np.take(magnitude, i0, axis=d) * (1 - t) + np.take(magnitude, i1,
-                                                                             axis=d) * t
-        coord_err = coord_err + err.reshape(shape)
-        legal_err = legal_err + legal_axes[d].reshape(shape)
-    dtype = x.dtype
-    # An implementation that multiplies the zero-weight taps in gets NaN from a NaN or infinite
-    # one ("(+/-)INF * 0 = NaN", "NaN (any OP) any-value = NaN"): legal, as is skipping them.
-    nan_ok = np.isnan(multiplied) & ~np.isnan(y) if np.issubdtype(dtype, np.floating) else None
-    if nan_ok is not None and not nan_ok.any():
-        nan_ok = None
-    with np.errstate(invalid="ignore", over="ignore"):
-        spread = hi - lo
-        float_error = ACCUMULATION_REL_ERROR * magnitude + coord_err * spread
-        envelope = _legal_error(x.ndim, peak, spread, legal_err, half)
-    return interpolated(y, dtype, float_error, envelope, "linear", nan_ok, half)
-
-
-def interpolated(y: np.ndarray, dtype: np.dtype, strict_error: np.ndarray,
-                 legal_error: np.ndarray, rule: str, nan_ok: np.ndarray | bool,
-                 half: bool) -> Expected:
-    """The expectation of an interpolated output y (float64, exact): within strict_error of y
-    strictly and within legal_error legally, besides the last rounding to the output type (its
-    spacing; for integers, either neighbour of the exact value, widened by the error of the value
-    itself: a float32 2.9999998 for an exact 3 may truncate to 2). rule: what computes y."""
-    if np.issubdtype(dtype, np.integer):
-        info = np.iinfo(dtype)
-        center = np.clip(y, info.min, info.max)
-        values = np.rint(center).astype(dtype)
-        neighbour = np.nextafter(1.0, 0.0)
-        rule = f"{rule}, either integer neighbour of the exact value (notes §4)"
-        return Expected(values, kind="within", center=center, bound=neighbour + strict_error,
-                        rule=rule,
-                        legal=Expected(values, kind="within", center=center,
-                                       bound=neighbour + legal_error,
-                                       rule=f"{rule}, widened by the float32 error {D3D_RULES} "
-                                            "allow"))
-    values = y.astype(dtype)
-    with np.errstate(invalid="ignore", over="ignore"):
-        last = np.spacing(np.abs(values)).astype(np.float64)
-    precision = "FLOAT16 math in half precision" if half else "float32 math"
-    return Expected(values, kind="within", center=y, bound=last + strict_error, nan_ok=nan_ok,
-                    rule=f"{rule}, within the strict float32 error bound (docs/tolerances.md)",
-                    legal=Expected(values, kind="within", center=y, bound=last + legal_error,
-                                   nan_ok=nan_ok,
-                                   rule=f"{rule}, within the legal envelope of {precision} under "
-                                        f"the {D3D_RULES} (docs/tolerances.md)"))
-
-
-def _legal_error(dimensions: int, peak: np.ndarray, spread: np.ndarray, coordinate: np.ndarray,
-                 half: bool) -> np.ndarray:
-    """What legal arithmetic may add to the exact value of a linear output, besides the last
-    rounding to the output type (docs/tolerances.md, "The legal envelope"):
-
-    - the evaluation: operation_count(D) roundings of the op error on values up to the largest
-      tap |x| (peak), whatever the order of the sum, with or without fused multiply-add;
-    - the weights: a weight 1 - t computed with one rounding (the sum of weights is then 1 only
-      to within it) moves the result by that error times a tap: D of those; in half precision t
-      itself is rounded to float16 too (twice the half-precision op error per dimension);
-    - the coordinates: the coordinate allowance times the largest difference of the taps;
-    - float32 math: a denormal flushed to zero at the input or output of each operation moves a
-      value by less than FLOAT32_MIN_NORMAL (a weight by that, times a tap).
-    """
-    count = operation_count(dimensions)
-    op = FLOAT16_OP_ERROR if half else FLOAT32_OP_ERROR
-    weights = dimensions * (2 * op if half else op) * peak
-    flush = 0.0 if half else 2 * count * FLOAT32_MIN_NORMAL * np.maximum(1.0, peak)
-    return count * op * peak + weights + coordinate * spread + flush
-
-
-class Resample1(_Resample):
+class Resample1(ResampleFamily):
     name = "RESAMPLE1"
     type_value = 116
     introduced = FeatureLevel.FL_2_1
@@ -437,16 +328,26 @@ class Resample1(_Resample):
     support = _tables(page, "2_1")
 
 
-class Resample(_Resample):
-    name = "RESAMPLE"
-    type_value = 96
-    introduced = FeatureLevel.FL_2_0
-    page = RESAMPLE
-    attributes = (INTERPOLATION_MODE, Attribute("Scales", "floats"))
-    derived_attributes = ("ScaleCount",)
-    count_name = "ScaleCount"
-    support = _tables(page, "2_0")
+class Resample2(ResampleFamily):
+    name = "RESAMPLE2"
+    type_value = 161  # DML_OPERATOR_RESAMPLE2 (DirectML.h, target 0x5100 and up; notes §1)
+    introduced = FeatureLevel.FL_5_1  # Availability: "introduced in DML_FEATURE_LEVEL_5_1"
+    page = RESAMPLE2
+    attributes = (INTERPOLATION_MODE,
+                  Attribute("RoundingDirection", "enum", AXIS_DIRECTIONS,
+                            prefix="DML_AXIS_DIRECTION_"),
+                  Attribute("Scales", "floats"),
+                  Attribute("InputPixelOffsets", "floats"),
+                  Attribute("OutputPixelOffsets", "floats"))
+    derived_attributes = ("DimensionCount",)
+    count_name = "DimensionCount"
+    support = tables(page, (("5_1", "FLOAT32, FLOAT16"), ("6_2", "FLOAT32, FLOAT16, INT8, UINT8")))
 
-    def offsets(self, call: OperatorCall) -> tuple[np.ndarray, np.ndarray]:
-        n = len(call.attributes["Scales"])
-        return np.full(n, 0.5), np.full(n, -0.5)
+
+class Resample3(Resample2):
+    name = "RESAMPLE3"
+    type_value = 175  # DML_OPERATOR_RESAMPLE3 (DirectML.h, target 0x6400; notes §1)
+    introduced = FeatureLevel.FL_6_4  # Availability: "introduced in DML_FEATURE_LEVEL_6_4"
+    page = RESAMPLE3
+    attributes = (*Resample2.attributes, Attribute("Antialiased", "bool"))
+    support = tables(page, (("6_4", "FLOAT32, FLOAT16, INT8, UINT8"),))

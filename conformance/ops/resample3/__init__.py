@@ -1,8 +1,11 @@
-"""RESAMPLE3: RESAMPLE2 with Antialiased (spec.py says how, antialias.py computes it)."""
+"""RESAMPLE3, filed under its own package name: its spec, examples, pages, antialiased filter and
+misreadings live in the resample family package (conformance/ops/resample/, whose docstring says
+why this package stays); here are what discovery asks of a package (OPERATORS, PAGES,
+misreadings.MISREADINGS) and RESAMPLE3's case families (cases/)."""
 
-from conformance.ops.resample3.pages import PAGES
-from conformance.ops.resample3.spec import Resample3
+from conformance.ops.resample.pages import RESAMPLE3_PAGES as PAGES
+from conformance.ops.resample.spec import Resample3
 
-__all__ = ["OPERATORS", "PAGES", "Resample3"]
+__all__ = ["OPERATORS", "PAGES"]
 
 OPERATORS = (Resample3(),)

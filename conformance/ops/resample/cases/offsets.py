@@ -26,7 +26,7 @@ from conformance.kit.family import SEEDS, Example, Picker, example_id
 from conformance.ops.base import float32
 from conformance.ops.resample.examples import OFFSETS, SCALES, natural, offsets_attributes
 from conformance.ops.resample.pages import RESAMPLE1 as PAGE
-from conformance.ops.resample.spec import coordinates
+from conformance.ops.resample.sampling import coordinates
 from conformance.tensors import DataType, packed_strides
 
 FAMILY = "offsets"

@@ -52,7 +52,7 @@ from conformance.kit.build import (
 from conformance.ops.base import float32
 from conformance.ops.resample.cases.offsets import TIES
 from conformance.ops.resample.examples import natural
-from conformance.ops.resample.spec import coordinates
+from conformance.ops.resample.sampling import coordinates
 from conformance.tensors import DataType
 
 FAMILY = "sampling"

@@ -34,11 +34,11 @@ import numpy as np
 
 from conformance.kit.build import chain, cite, desc, smooth_input
 from conformance.ops.base import float32
+from conformance.ops.resample.cases.derive import decided
 from conformance.ops.resample.cases.offsets import AXES, one_axis
 from conformance.ops.resample.examples import offsets_attributes
-from conformance.ops.resample.spec import coordinates, nearest_index
-from conformance.ops.resample2.cases.derive import decided
-from conformance.ops.resample2.spec import Resample2
+from conformance.ops.resample.sampling import coordinates, nearest_index
+from conformance.ops.resample.spec import Resample2
 from conformance.tensors import DataType
 
 FAMILY = "equivalence"

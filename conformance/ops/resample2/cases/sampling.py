@@ -9,7 +9,8 @@ RESAMPLE2's (FLOAT32 and FLOAT16 from 5_1, INT8 and UINT8 from 6_2).
 RESAMPLE1's calls avoid its ties (halves); RESAMPLE2's own near-ties are whole-number coordinates,
 where either neighbour is accepted (notes §10), so a few elements of some calls (an integer
 coordinate) decide less; the rest of each call decides floor or ceil, and the catalogue of
-RoundingDirection misreadings (conformance/ops/resample2/misreadings.py) fails every slice here.
+RoundingDirection misreadings (conformance/ops/resample/misreadings_rounding.py) fails every
+slice here.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from itertools import count
 
 from conformance.kit.build import cite
 from conformance.ops.resample.cases import sampling
-from conformance.ops.resample2.cases.derive import restated, tie_free
-from conformance.ops.resample2.examples import DIRECTIONS
-from conformance.ops.resample2.spec import Resample2
+from conformance.ops.resample.cases.derive import restated, tie_free
+from conformance.ops.resample.examples import DIRECTIONS
+from conformance.ops.resample.spec import Resample2
 from conformance.tensors import DataType
 
 FAMILY = "sampling"

@@ -37,9 +37,13 @@ from conformance.kit.build import (
     smooth_input,
 )
 from conformance.kit.family import SEEDS, Example, Picker, example_id
-from conformance.ops.resample.examples import natural, offsets_attributes
-from conformance.ops.resample3.examples import HALF_PIXEL, stretched_call
-from conformance.ops.resample3.spec import Resample3
+from conformance.ops.resample.examples import (
+    HALF_PIXEL,
+    natural,
+    offsets_attributes,
+    stretched_call,
+)
+from conformance.ops.resample.spec import Resample3
 from conformance.tensors import DataType, TensorDesc
 
 FAMILY = "antialias"

@@ -14,11 +14,10 @@ and the height by 3 (the filters inside the input):
 from __future__ import annotations
 
 from conformance.kit.build import chain, cite, desc, smooth_input
-from conformance.ops.resample.examples import offsets_attributes
-from conformance.ops.resample2.cases.derive import decided
+from conformance.ops.resample.cases.derive import decided
+from conformance.ops.resample.examples import HALF_PIXEL, offsets_attributes, stretched_call
+from conformance.ops.resample.spec import Resample3
 from conformance.ops.resample3.cases.antialias import TYPES, silence
-from conformance.ops.resample3.examples import HALF_PIXEL, stretched_call
-from conformance.ops.resample3.spec import Resample3
 
 FAMILY = "equivalence"
 DESCRIPTION = "RESAMPLE3 == RESAMPLE2 where Antialiased is FALSE or its conditions do not hold"

@@ -16,10 +16,10 @@ from itertools import count
 
 from conformance.kit.build import cite
 from conformance.ops.resample.cases import sampling
-from conformance.ops.resample2.cases.derive import restated, tie_free
-from conformance.ops.resample2.examples import DIRECTIONS
+from conformance.ops.resample.cases.derive import restated, tie_free
+from conformance.ops.resample.examples import DIRECTIONS
+from conformance.ops.resample.spec import Resample3
 from conformance.ops.resample3.cases.antialias import silence
-from conformance.ops.resample3.spec import Resample3
 from conformance.tensors import DataType
 
 FAMILY = "sampling"

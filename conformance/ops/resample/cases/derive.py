@@ -1,8 +1,9 @@
 """RESAMPLE1's generated cases restated for the operators that keep RESAMPLE1's desc and add
 attributes to it (RESAMPLE2's RoundingDirection, RESAMPLE3's Antialiased): the same call, tensors,
-inputs and expectation, so that their families reuse RESAMPLE1's builders (conformance/ops/
-resample/cases/) instead of copying them. Both pages repeat RESAMPLE1's coordinate relation,
-Scales and offsets text (notes §10), so a citation of the RESAMPLE1 page becomes one of theirs.
+inputs and expectation, so that their families (conformance/ops/resample2/cases/ and
+resample3/cases/) reuse RESAMPLE1's builders (this package) instead of copying them. Both pages
+repeat RESAMPLE1's coordinate relation, Scales and offsets text (notes §10), so a citation of the
+RESAMPLE1 page becomes one of theirs.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The antialiased linear filter of RESAMPLE3, its reference and its bounds.
+"""The antialiased linear filter of RESAMPLE3, its reference, its bounds and the page's silences.
 
 What the page states (DML_RESAMPLE3_OPERATOR_DESC, Antialiased): "Antialiasing is achieved by
 stretching the resampling filter by a factor max(1, 1 / scale), which means that when
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from conformance.expected import Expected
-from conformance.ops.resample import (
+from conformance.ops.resample.sampling import (
     FLOAT16_OP_ERROR,
     FLOAT32_MIN_NORMAL,
     FLOAT32_OP_ERROR,
@@ -118,6 +118,30 @@ def reaches_outside(axis: Axis) -> bool:
     """Whether some output's stretched filter gives weight to an input beyond the edges (an
     i <= -1 within f of c: c < f - 1; or an i >= size: c > size - f)."""
     return bool(np.any(axis.c < axis.f - 1) or np.any(axis.c > axis.size - axis.f))
+
+
+def silences(scales: np.ndarray, axes: list[Axis]) -> list[str]:
+    """Why the page leaves some output of an antialiased LINEAR call open (docs/spec-notes.md
+    §10), one reason each, from its float32 Scales and its filter's axes (none where no
+    dimension is stretched); empty where the page decides every output."""
+    reasons = []
+    inverse = [1.0 / s for s in scales]
+    if any(abs(v - THRESHOLD) <= THRESHOLD * SILENCE_REL for v in inverse):
+        reasons.append("a 1/Scale within float32 rounding of 2: whether '1/Scales > 2' holds "
+                       "depends on how the reciprocal rounds")
+    stretched = any(axis.stretched for axis in axes)
+    if stretched and any(1.0 < v < THRESHOLD for v in inverse):
+        reasons.append("a dimension with 1 < 1/Scale <= 2 beside a stretched one: the page's "
+                       "'1/Scales > 2' read per dimension (the suite) leaves it linear, read "
+                       "for the whole operator it is stretched by max(1, 1/scale) too")
+    if any(axis.stretched and reaches_outside(axis) for axis in axes):
+        reasons.append("the stretched filter reaches beyond the input's edge: the page does "
+                       "not say what it reads there (the suite repeats the edge element)")
+    if any(axis.stretched and np.any(normalisation_gap(axis) > SILENCE_REL) for axis in axes):
+        reasons.append("a stretch 1/Scale whose weights do not sum to it: the page does not "
+                       "say how the stretched weights are normalised (the suite divides by "
+                       "their sum)")
+    return reasons
 
 
 def _reduce(values: np.ndarray, taps: np.ndarray, d: int, how) -> np.ndarray:
