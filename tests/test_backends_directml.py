@@ -399,10 +399,10 @@ def test_the_layer_patches_apply_to_the_pinned_source(tmp_path):
     is at hand), and the trace kit's instrumentation applies on top of them."""
     import re
     import shutil
-    import subprocess
     import tarfile
 
     from backends.directml.setup import find_source
+    from backends.directml.setup_build import apply_patches, extract
 
     source = find_source(None)
     if source is None or not shutil.which("patch"):
@@ -413,15 +413,8 @@ def test_the_layer_patches_apply_to_the_pinned_source(tmp_path):
     touched = {m for p in patches for m in re.findall(r"^\+\+\+ b/(\S+)", p.read_text(), re.M)}
     with tarfile.open(source) as tar:
         top = tar.getnames()[0].split("/")[0]
-        members = [tar.getmember(f"{top}/{name}") for name in sorted(touched)]
-        try:
-            tar.extractall(tmp_path, members=members, filter="data")
-        except TypeError:  # a Python without extraction filters (before 3.10.12)
-            tar.extractall(tmp_path, members=members)
-    for patch in patches:
-        done = subprocess.run(["patch", "-p1", "--forward", "--batch", "-d", str(tmp_path / top),
-                               "-i", str(patch)], capture_output=True, text=True, check=False)
-        assert done.returncode == 0, f"{patch.name}: {done.stdout}{done.stderr}"
+        extract(tar, tmp_path, [tar.getmember(f"{top}/{name}") for name in sorted(touched)])
+    apply_patches(tmp_path / top, patches)  # the set-up's own step: raises where one fails
 
 
 # -- real DirectML (where the runtime is set up) -------------------------------------------------

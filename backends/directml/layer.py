@@ -108,13 +108,18 @@ def manifest_path(runtime: str = LINUX) -> Path:
     return cache_root() / ("layer.json" if runtime == LINUX else f"layer-{runtime}.json")
 
 
+def files_sha256(paths: Sequence[Path]) -> str:
+    """The hash of files by their names and bytes, in the order given."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def native_sources_sha256() -> str:
     """The hash of the shim's sources: a layer built from other sources is stale."""
-    digest = hashlib.sha256()
-    for path in sorted(NATIVE.iterdir()):
-        if path.is_file() and path.suffix in (".c", ".h", ".map", ".def"):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return files_sha256([p for p in sorted(NATIVE.iterdir())
+                         if p.is_file() and p.suffix in (".c", ".h", ".map", ".def")])
 
 
 def layer_patches() -> list[Path]:
@@ -125,10 +130,7 @@ def layer_patches() -> list[Path]:
 
 def patches_sha256(patches: Sequence[Path] | None = None) -> str:
     """The hash of the patches applied: a layer built with other patches is another layer."""
-    digest = hashlib.sha256()
-    for path in layer_patches() if patches is None else patches:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return files_sha256(layer_patches() if patches is None else patches)
 
 
 def find_lavapipe_icd() -> Path | None:

@@ -15,6 +15,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from backends.directml import layer as lay
@@ -106,13 +107,34 @@ def clone_source(dest: Path) -> None:
          "--branch", f"v{lay.VKD3D_PROTON_VERSION}", lay.VKD3D_PROTON_GIT, str(dest)])
 
 
+def extract(tar: tarfile.TarFile, dest: Path,
+            members: Sequence[tarfile.TarInfo] | None = None) -> str:
+    """Unpack a source tarball (or some of its members) into dest, as data only where Python
+    can say so; the name of its top folder."""
+    try:
+        tar.extractall(dest, members=members, filter="data")
+    except TypeError:  # a Python without extraction filters (before 3.10.12)
+        tar.extractall(dest, members=members)
+    return tar.getnames()[0].split("/")[0]
+
+
+def apply_patches(src: Path, patches: Sequence[Path], what: str = "vkd3d-proton",
+                  log: Path | None = None) -> None:
+    """Apply the layer's patches (lay.layer_patches()) to the unpacked source, in order."""
+    for patch in patches:
+        say(f"{what}: applying {patch.name}")
+        run(["patch", "-p1", "--forward", "--batch", "-d", str(src), "-i", str(patch)], log=log)
+
+
 def build_vkd3d_proton(cache: Path, source: Path | None, jobs: int, force: bool,
                        windows: bool = False) -> tuple[Path, dict[str, object]]:
     """dist/ with lib/ (the two libraries) and include/ (the headers, widl's included); built
     for Windows with mingw-w64 (windows=True), dist/ holds d3d12.dll and d3d12core.dll."""
     patches = lay.layer_patches()
-    key = (sha256_file(source)[:16] if source else f"git-v{lay.VKD3D_PROTON_VERSION}") \
-        + "-" + lay.patches_sha256(patches)[:8]
+    source_sha256 = sha256_file(source) if source else None
+    patches_sha256 = lay.patches_sha256(patches)
+    key = (source_sha256[:16] if source_sha256 else f"git-v{lay.VKD3D_PROTON_VERSION}") \
+        + "-" + patches_sha256[:8]
     what = "vkd3d-proton for Windows" if windows else "vkd3d-proton"
     root = cache / ("vkd3d-proton-win64" if windows else "vkd3d-proton") / key
     dist, stamp = root / "dist", root / "built.json"
@@ -133,17 +155,11 @@ def build_vkd3d_proton(cache: Path, source: Path | None, jobs: int, force: bool,
     if source:
         say(f"{what}: unpacking {source}")
         with tarfile.open(source) as tar:
-            top = tar.getnames()[0].split("/")[0]
-            try:
-                tar.extractall(root, filter="data")
-            except TypeError:  # a Python without extraction filters (before 3.10.12)
-                tar.extractall(root)
+            top = extract(tar, root)
         (root / top).rename(src)
     else:
         clone_source(src)
-    for patch in patches:
-        say(f"{what}: applying {patch.name}")
-        run(["patch", "-p1", "--forward", "--batch", "-d", str(src), "-i", str(patch)], log=log)
+    apply_patches(src, patches, what, log)
     build = root / "build"
     cross = ["--cross-file", str(src / "build-win64.txt"), "--strip"] if windows else []
     say(f"{what}: meson setup (log: {log})")
@@ -162,9 +178,9 @@ def build_vkd3d_proton(cache: Path, source: Path | None, jobs: int, force: bool,
         for header in [*(src / "include").glob("*.h"), *build.glob("libs/vkd3d-common/*.p/*.h")]:
             shutil.copy2(header, dist / "include")
     info = {"version": lay.VKD3D_PROTON_VERSION, "source": str(source or lay.VKD3D_PROTON_GIT),
-            "source_sha256": sha256_file(source) if source else None,
+            "source_sha256": source_sha256,
             "patches": [patch.name for patch in patches],
-            "patches_sha256": lay.patches_sha256(patches),
+            "patches_sha256": patches_sha256,
             "build_s": round(time.perf_counter() - started, 1)}
     stamp.write_text(json.dumps(info, indent=1))
     say(f"{what}: built in {info['build_s']} s")

@@ -74,21 +74,22 @@ def compare(base: dict[str, Any], gpu: dict[str, Any]) -> list[str]:
     values = []
     causes: dict[str, Counter[str]] = {}
     known_b, known_g = reasons(base), reasons(gpu)
-    for case_id in sorted(b.keys() & g.keys()):
+    both = sorted(b.keys() & g.keys())
+    same = 0
+    for case_id in both:
         sb, mb, cause_b = underlying(b[case_id], known_b)
         sg, mg, cause_g = underlying(g[case_id], known_g)
         for cause, where in ((cause_b, "lavapipe"), (cause_g, "GPU")):
             if cause:
                 causes.setdefault(cause, Counter())[where] += 1
+        same += sb == sg
         if sb != sg:
             key = (family(case_id), sb, sg)
             moved[key] += 1
             example.setdefault(key, case_id)
         elif sb == "FAIL" and mb != mg:
             values.append(case_id)
-    same = sum(1 for i in b.keys() & g.keys()
-               if underlying(b[i], known_b)[0] == underlying(g[i], known_g)[0])
-    lines.append(f"Same status on {same:,} of {len(b.keys() & g.keys()):,} cases.")
+    lines.append(f"Same status on {same:,} of {len(both):,} cases.")
     lines.append("")
     if moved:
         lines += ["| family | lavapipe | GPU | cases | example |", "|---|---|---|---|---|"]
