@@ -139,7 +139,7 @@ CHUNK = 1 << 16
 #: the raw draws and the float64 temporaries of the formulas, for two chunks (the one being
 #: written and the next). Measured with tracemalloc on NumPy 2.4, the worst over the data
 #: types: iota 24, constant 16, uniform 40, normal 48, integers 40, bits 24; these leave a
-#: margin (tests/test_casefile_memory.py measures each against them).
+#: margin (tests/casefile/test_casefile_memory.py measures each against them).
 SCRATCH_PER_ELEMENT = {"iota": 32, "constant": 24, "uniform": 48, "normal": 64,
                        "integers": 48, "bits": 32}
 #: The same for inline values, bits and buffers, read as scalars and converted chunk by chunk

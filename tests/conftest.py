@@ -11,19 +11,25 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from tests.support import Dmlconf, dmlconf_in
 
-#: The unit tier (`python -m pytest -m unit`): the files of pure functions and small fixtures, an
-#: engineer's loop between edits (well under a minute on the 2-core machine kind). Every other
-#: test of the default run is the integration tier (`-m integration`: whole runs, processes,
-#: backends, generation); `certification` marks the whole-suite tier, CI's own step. A slow
-#: test in a unit file is marked `integration` where it is defined.
+HERE = Path(__file__).resolve().parent
+
+#: The unit tier (`python -m pytest -m unit`): the files of pure functions and small fixtures
+#: (their paths under tests/, without .py), an engineer's loop between edits (well under a
+#: minute on the 2-core machine kind). Every other test of the default run is the integration
+#: tier (`-m integration`: whole runs, processes, backends, generation); `certification` marks
+#: the whole-suite tier, CI's own step. A slow test in a unit file is marked `integration` where
+#: it is defined.
 UNIT = frozenset({
-    "test_architecture_layers", "test_architecture_operators", "test_backend_claims",
-    "test_backend_registry", "test_casefile_cache", "test_casefile_hostile",
-    "test_casefile_loader", "test_docs_ci_example", "test_docs_readme", "test_flags",
-    "test_judge_diagnose", "test_judge_envelope", "test_ops_reference", "test_ops_resample2",
-    "test_ops_resample3", "test_ops_validation", "test_packaging", "test_report",
-    "test_results_baseline", "test_results_io", "test_results_reproduce", "test_results_sanitise",
-    "test_session_journal_lock", "test_session_runner", "test_tensors",
+    "architecture/test_architecture_layers", "architecture/test_architecture_operators",
+    "backends/test_backend_claims", "backends/test_backend_registry",
+    "casefile/test_casefile_cache", "casefile/test_casefile_hostile",
+    "casefile/test_casefile_loader", "docs/test_docs_ci_example", "docs/test_docs_readme",
+    "docs/test_packaging", "judge/test_judge_diagnose", "judge/test_judge_envelope",
+    "ops/test_ops_reference", "ops/test_ops_resample2", "ops/test_ops_resample3",
+    "ops/test_ops_validation", "ops/test_tensors", "report/test_report",
+    "results/test_results_baseline", "results/test_results_io", "results/test_results_reproduce",
+    "results/test_results_sanitise", "session/test_flags", "session/test_session_journal_lock",
+    "session/test_session_runner",
 })
 
 
@@ -32,7 +38,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("certification") or item.get_closest_marker("integration"):
             continue
-        item.add_marker("unit" if item.path.stem in UNIT else "integration")
+        where = item.path.relative_to(HERE).with_suffix("").as_posix()
+        item.add_marker("unit" if where in UNIT else "integration")
 
 
 @pytest.fixture

@@ -179,7 +179,7 @@ def _slices_markdown(collected: dict[str, tuple[ModuleType, list[dict]]]) -> str
              "operator with one data type can run (every call of the case is that operator, every "
              "tensor that type), per feature level it claims; a dash where the operator's tables "
              "do not take the type at that level. Families: such cases per family at the highest "
-             "level. tests/test_generate_slices.py holds every slice to a floor.", "",
+             "level. tests/generate/test_generate_slices.py holds every slice to a floor.", "",
              "| operator | data type | " + " | ".join(header) + " | families |",
              "|---|---|" + "---:|" * len(header) + "---|"]
     for (operator, data_type), row in counts.items():

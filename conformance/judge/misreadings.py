@@ -4,8 +4,8 @@ used twice (issue 11).
 - Diagnosis (conformance.judge.diagnose): when a case FAILs, the harness runs each misreading that
   applies to the call on the same input bytes and says which one the output equals ("the output
   equals Strides taken as byte distances instead of element counts").
-- Self-check (tests/test_judge_misreadings.py): every misreading, run as a backend that claims one
-  single-type slice, must FAIL that slice's cases, with itself named in the diagnosis.
+- Self-check (tests/judge/test_judge_misreadings.py): every misreading, run as a backend that
+  claims one single-type slice, must FAIL that slice's cases, with itself named in the diagnosis.
 
 A misreading executes like a backend: `run(call, bindings)` reads the input buffers and writes
 the output buffers in place (raw bytes, through the strides it believes in), so misreadings of

@@ -85,7 +85,7 @@ def _matrix(results: list[dict[str, Any]], row: Callable[[dict[str, Any]], str],
             ) -> dict[str, Any]:
     """Row (data type or family) x operator: per cell the count of each status, and the worst
     status in it. The operators are the columns: there are fewer of them than data types or
-    families, so the table fits a 1,280 px window (tests/test_report_browser.py)."""
+    families, so the table fits a 1,280 px window (tests/report/test_report_browser.py)."""
     cells: dict[tuple[str, str], dict[str, int]] = {}
     rows: set[str] = set()
     cols: set[str] = set()

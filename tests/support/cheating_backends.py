@@ -1,6 +1,6 @@
 """Backends that try to pass without computing, forge the harness's channel, or break the fds and
-processes of their worker: TEST DOUBLES ONLY, for tests/test_session_tamper_proof.py (issue 13). All
-declare native = True, so that dmlconf run isolates them by default.
+processes of their worker: TEST DOUBLES ONLY, for tests/session/test_session_tamper_proof.py
+(issue 13). All declare native = True, so that dmlconf run isolates them by default.
 
 Cheats, on every case: each would pass if the judge shared its process (an in-process run), by
 replacing the one function of the judge that would catch it:

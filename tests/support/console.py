@@ -1,6 +1,6 @@
 """The installed `dmlconf` console script and the environment a user's own modules run in, for
-the tests that run the command line as a user does (tests/test_cli.py,
-tests/test_docs_readme_backend.py)."""
+the tests that run the command line as a user does (tests/cli/test_cli.py,
+tests/docs/test_docs_readme_backend.py)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Test doubles for the property-generated case families: TEST DOUBLES ONLY.
 
 Each class is the NumPy reference backend with exactly one fault, the fault that one family of
-cases/generated/<family>/ is built to catch (tests/test_generate_families.py checks that it does,
-and that the backend passes families that do not touch its fault):
+cases/generated/<family>/ is built to catch (tests/generate/test_generate_families.py checks
+that it does, and that the backend passes families that do not touch its fault):
 
 - InconsistentOrderBackend   SPACE_TO_DEPTH1 runs the other Order; DEPTH_TO_SPACE1 is right
                                                                       -> roundtrip FAILs

@@ -3,7 +3,7 @@ module (function-level imports included), the ones that point up a layer, and th
 
     python -m tests.support.imports        # prints both lists; exit 1 when either is not empty
 
-tests/test_architecture_layers.py asserts the same on every test run.
+tests/architecture/test_architecture_layers.py asserts the same on every test run.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ graphics-concepts/floating-point-rules; the Direct3D 11 page learn.microsoft.com
 direct3d11/floating-point-rules says the same). Each backend below computes RESAMPLE/RESAMPLE1
 as a GPU may legally do under those rules, the arithmetic emulated in NumPy one operation and one
 rounding at a time, and claims the slice of RESAMPLE where the rule it demonstrates acts. Each must
-PASS every mandatory case it supports, QUALITY_WARNING allowed (tests/test_judge_legal_envelope.py).
+PASS every mandatory case it supports, QUALITY_WARNING allowed
+(tests/judge/test_judge_legal_envelope.py).
 DEPTH_TO_SPACE(1)/SPACE_TO_DEPTH(1) are data movement and stay the reference's bit-exact copy.
 
 The rules used, cited by tag in the docstrings below:

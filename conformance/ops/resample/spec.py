@@ -27,8 +27,8 @@ antialias.py's (docs/spec-notes.md §4 and §10 hold the readings).
 
 Resample3 derives from Resample2 for RESAMPLE2's data (its attributes, tables' shape): RESAMPLE3
 is RESAMPLE2's desc with Antialiased, and the RoundingDirection readings of RESAMPLE2 cover it
-as one of RESAMPLE2's (tests/test_architecture_operators.py holds a package's readings to its
-operators and those that extend them).
+as one of RESAMPLE2's (tests/architecture/test_architecture_operators.py holds a package's
+readings to its operators and those that extend them).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """No lost results: the results file is written atomically; a run interrupted by Ctrl-C or
 SIGTERM keeps what it finished in its journal and leaves the old results file alone; --resume
 runs only the cases the journal lacks, and gives the document of an uninterrupted run. An
-interrupted run releases the journal's lock (tests/test_session_journal_lock.py: the lock
+interrupted run releases the journal's lock (tests/session/test_session_journal_lock.py: the lock
 itself)."""
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ def test_mustpass_lists_equal_the_mandatory_cases_recomputed_from_the_committed_
         assert ids == want, level
     # The rule leaves the ambiguous cases out, and lower levels hold fewer: a check that
     # could not fail would not show these. (No committed case has feature_level_below yet;
-    # tests/test_session_runner.py holds the verdict's rule for one.)
+    # tests/session/test_session_runner.py holds the verdict's rule for one.)
     lists = mustpass.committed().lists
     ambiguous = [c for c in cases if c.ambiguous is not None]
     assert ambiguous and len(lists["6_4"]) == len(cases) - len(ambiguous)

@@ -21,7 +21,7 @@ L = FeatureLevel.parse
 DEPTH_OPS = ["DEPTH_TO_SPACE", "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1"]
 RESAMPLE_OPS = ["RESAMPLE", "RESAMPLE1"]
 ALL_OPS = DEPTH_OPS + RESAMPLE_OPS
-#: RESAMPLE2 and RESAMPLE3 (their rules: tests/test_ops_resample2.py, test_ops_resample3.py):
+#: RESAMPLE2 and RESAMPLE3 (their rules: tests/ops/test_ops_resample2.py, test_ops_resample3.py):
 #: here their identity and support tables, as every operator's.
 TABLED_OPS = [*ALL_OPS, "RESAMPLE2", "RESAMPLE3"]
 

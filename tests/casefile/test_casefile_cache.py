@@ -22,7 +22,7 @@ from conformance.casefile import (
 )
 from conformance.casefile import build as casefile_build
 from conformance.session.run import RunOptions, Session
-from tests.test_casefile_hostile import VALID
+from tests.casefile.test_casefile_hostile import VALID
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """conformance.report.render_html: the self-contained HTML report, without a browser (the
-browser test is tests/test_report_browser.py), and `dmlconf report --html` / `dmlconf run
+browser test is tests/report/test_report_browser.py), and `dmlconf report --html` / `dmlconf run
 --html` end to end."""
 
 from __future__ import annotations

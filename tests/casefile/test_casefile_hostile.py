@@ -43,7 +43,8 @@ from tests.support import CASES
 NAME = "fuzz.yaml"
 
 # Reproducible in CI: a fixed sequence of examples, no example database. A longer search:
-# DMLCONF_FUZZ_EXAMPLES=5000 DMLCONF_FUZZ_RANDOM=1 python -m pytest tests/test_casefile_hostile.py
+# DMLCONF_FUZZ_EXAMPLES=5000 DMLCONF_FUZZ_RANDOM=1 \
+#     python -m pytest tests/casefile/test_casefile_hostile.py
 FUZZ = settings(max_examples=int(os.environ.get("DMLCONF_FUZZ_EXAMPLES", "150")),
                 derandomize=not os.environ.get("DMLCONF_FUZZ_RANDOM"), deadline=None, database=None,
                 suppress_health_check=list(HealthCheck))

@@ -60,7 +60,7 @@ def mandatory_cases() -> tuple[Case, ...]:
     committed = load_cases([CASES])
     chosen = [c for c in committed if c.ambiguous is None
               and set(c.operators) <= {"RESAMPLE", "RESAMPLE1"}]
-    return (*chosen, *load_text(RULE_CASES, "tests/test_judge_legal_envelope.py"))
+    return (*chosen, *load_text(RULE_CASES, "tests/judge/test_judge_legal_envelope.py"))
 
 
 @dataclass
