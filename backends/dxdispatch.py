@@ -262,9 +262,10 @@ def write_model(folder: Path, call: OperatorCall, bindings: Mapping[str, np.ndar
     """Write the model (and, with bindings, one .npy per tensor holding exactly its bound
     bytes, outputs included, so that bytes DirectML leaves alone keep the runner's fill)."""
     model = build_model(call, dispatch=bindings is not None, flags=flags)
-    for name in model["resources"] if bindings is not None else ():
-        data = np.ascontiguousarray(bindings[name], dtype=np.uint8).reshape(-1)
-        np.save(folder / input_file(name), data if data.size else np.zeros(4, np.uint8))
+    if bindings is not None:
+        for name in model["resources"]:
+            data = np.ascontiguousarray(bindings[name], dtype=np.uint8).reshape(-1)
+            np.save(folder / input_file(name), data if data.size else np.zeros(4, np.uint8))
     path = folder / MODEL_FILE
     path.write_text(json.dumps(model, indent=1, allow_nan=False), encoding="utf-8")
     return path
@@ -382,14 +383,17 @@ class DxDispatchBackend(Backend):
                  command: str | Sequence[str] | None = None, timeout: float | None = None,
                  extra_args: Sequence[str] | None = None,
                  workdir: str | Path | None = None, keep: bool | None = None) -> None:
-        self.command = find_command(command)
+        #: The argv prefix that runs dxdispatch (None: not found). Not `command`: that is
+        #: Backend.command, the classmethod of a backend's own command line.
+        self.command_line = find_command(command)
         self.given = command if command is not None else os.environ.get(ENV_COMMAND)
         self.timeout = float(timeout or os.environ.get(ENV_TIMEOUT) or DEFAULT_TIMEOUT_S)
         self.extra_args = list(extra_args) if extra_args is not None else shlex.split(
             os.environ.get(ENV_ARGS, ""), posix=os.name != "nt")
         self.workdir = workdir or os.environ.get(ENV_WORKDIR) or None
         self.keep = keep if keep is not None else os.environ.get(ENV_KEEP, "") == "1"
-        self.directml = directml_level(probe_banner(self.command)) if self.command else None
+        self.directml = (directml_level(probe_banner(self.command_line)) if self.command_line
+                         else None)
         super().__init__(feature_level)
 
     @property
@@ -397,7 +401,7 @@ class DxDispatchBackend(Backend):
         """Every feature of the operators it writes models for, up to the feature level of the
         DirectML inside dxdispatch when its banner names it (else the highest: claim the right
         one with --level)."""
-        command = " ".join(getattr(self, "command", None) or ["(not found)"])
+        command = " ".join(getattr(self, "command_line", None) or ["(not found)"])
         directml = getattr(self, "directml", None)
         where = (f"DirectML {directml[0]}, feature level {directml[1]}" if directml else
                  "DirectML version not named by dxdispatch: claim its level with --level")
@@ -406,7 +410,7 @@ class DxDispatchBackend(Backend):
         return replace(caps, feature_level=directml[1]) if directml else caps
 
     def missing_reason(self) -> str | None:
-        if self.command:
+        if self.command_line:
             return None
         if self.given:
             return f"the dxdispatch command {self.given!r} was not found"
@@ -450,7 +454,10 @@ class DxDispatchBackend(Backend):
     def _run_in(self, folder: Path, call: OperatorCall,
                 bindings: Mapping[str, np.ndarray] | None) -> None:
         write_model(folder, call, bindings, self.execution_flags)
-        argv = [*(self.command or []), *self.extra_args, MODEL_FILE]
+        argv = [*(self.command_line or []), *self.extra_args, MODEL_FILE]
+        returncode: int | None
+        out: bytes | None
+        err: bytes | None
         try:
             done = subprocess.run(argv, cwd=folder, capture_output=True, timeout=self.timeout,
                                   stdin=subprocess.DEVNULL, check=False)

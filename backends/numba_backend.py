@@ -24,7 +24,7 @@ from conformance import ops
 from conformance.backend import Backend, Capabilities
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.ops.resample import linear_taps, nearest_index
+from conformance.ops.resample import ResampleFamily, linear_taps, nearest_index
 from conformance.ops.resample.antialias import Axis, filter_weights
 from conformance.tensors import DataType, TensorDesc, packed_strides, read_tensor, write_tensor
 
@@ -196,6 +196,7 @@ class NumbaBackend(Backend):
                   dst_buf: np.ndarray) -> None:
         k = _kernels()
         spec = ops.get(call.operator)
+        assert isinstance(spec, ResampleFamily)
         pad = 4 - len(src_desc.sizes)
         in_sizes, s_in = _four(src_desc.sizes, src_desc.element_strides)
         sizes_out, s_out = _four(dst_desc.sizes, dst_desc.element_strides)

@@ -46,7 +46,7 @@ import numpy as np
 
 from conformance import ops
 from conformance.ops import OperatorCall
-from conformance.ops.resample import nearest_index
+from conformance.ops.resample import ResampleFamily, nearest_index
 from conformance.tensors import DataType
 
 #: The opset the models import: DepthToSpace-13, SpaceToDepth-13, Resize-13 (roi optional).
@@ -159,6 +159,7 @@ def _identity_dimension(call: OperatorCall, d: int) -> bool:
     """Whether dimension d has Scale 1 and the operator's nearest rounding maps every output
     index to the same input index (then any ONNX nearest mode reads it alike: x = o)."""
     spec = ops.get(call.operator)
+    assert isinstance(spec, ResampleFamily)
     size = call.tensors["InputTensor"].sizes[d]
     if float(_float32(call.attributes["Scales"])[d]) != 1 or (
             call.tensors["OutputTensor"].sizes[d] != size):
@@ -294,6 +295,7 @@ def node_spec(call: OperatorCall) -> NodeSpec:
     op_type = OPERATORS[call.operator]
     if op_type == "Resize":
         nearest = a["InterpolationMode"] == "NEAREST_NEIGHBOR"
+        mode: str | None
         if nearest and "RoundingDirection" in a:  # RESAMPLE2/3
             modes, why = nearest_modes(call)
             if modes is None:

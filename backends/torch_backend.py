@@ -46,7 +46,12 @@ from conformance import ops
 from conformance.backend import Backend, Capabilities
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.ops.resample import NearestRounding, coordinates, nearest_index
+from conformance.ops.resample import (
+    NearestRounding,
+    ResampleFamily,
+    coordinates,
+    nearest_index,
+)
 from conformance.tensors import DataType, read_tensor, write_tensor
 
 #: DML data type -> torch dtype attribute name.
@@ -102,7 +107,8 @@ def probe(torch: ModuleType, device: str) -> dict[tuple[str, str], str | None]:
     trials: dict[str, Any] = {
         "pixel_shuffle": lambda x: f.pixel_shuffle(x, 2),
         "pixel_unshuffle": lambda x: f.pixel_unshuffle(x, 2)}
-    shapes = {"pixel_shuffle": [(1, 4, 2, 2)], "pixel_unshuffle": [(1, 1, 4, 4)]}
+    shapes: dict[str, list[tuple[int, ...]]] = {"pixel_shuffle": [(1, 4, 2, 2)],
+                                               "pixel_unshuffle": [(1, 1, 4, 4)]}
     for kind in (*NEAREST_MODES.values(), "linear", ANTIALIAS):
         for rank in LINEAR_MODES if kind != ANTIALIAS else (2,):  # bilinear's antialias only
             name = f"interpolate:{kind}:{rank}"
@@ -172,6 +178,7 @@ def plan_resample(call: OperatorCall, runs: Callable[[str, int], bool] | None = 
     spatial dims; the natural rank is taken where it does, else a larger one that does (a 1-D
     UINT8 linear call runs as bilinear on (1, 1, 1, W)). The data type is not judged here."""
     spec = ops.get(call.operator)
+    assert isinstance(spec, ResampleFamily)
     a = call.attributes
     sizes = call.tensors["InputTensor"].sizes
     out = call.tensors["OutputTensor"].sizes
@@ -188,8 +195,9 @@ def plan_resample(call: OperatorCall, runs: Callable[[str, int], bool] | None = 
         nearest_modes = FLOOR_NEAREST_MODES
     # RESAMPLE3 where the page stretches a dimension (else it is linear, as RESAMPLE2)
     antialias = call.operator == "RESAMPLE3" and spec.antialias_axes(call) is not None
-    if antialias and _antialias_reason(call):
-        return _antialias_reason(call)
+    refused = _antialias_reason(call) if antialias else None
+    if refused:
+        return refused
     linear_kind = ANTIALIAS if antialias else "linear"
     n = len(sizes)
     moving = [d for d in range(n)
@@ -251,13 +259,19 @@ class TorchBackend(Backend):
     def __init__(self, feature_level: FeatureLevel | None = None) -> None:
         self.torch = import_torch()
         self.unavailable = self._unavailable()
-        self._probes = {} if self.unavailable else probe(self.torch, self.device)
+        self._probes = {} if self.unavailable else probe(self._imported(), self.device)
         self._caps = self._claims()
         super().__init__(feature_level)
 
     def _unavailable(self) -> str | None:
         """Why nothing can run, or None."""
         return NOT_INSTALLED if self.torch is None else None
+
+    def _imported(self) -> ModuleType:
+        """torch itself, once `unavailable` is known to be None (it is set wherever torch is)."""
+        if self.torch is None:
+            raise RuntimeError(NOT_INSTALLED)
+        return self.torch
 
     def _claims(self) -> Capabilities:
         if self.unavailable:
@@ -279,7 +293,7 @@ class TorchBackend(Backend):
                 elif op in SHUFFLES or op == "RESAMPLE1":
                     refused.append(f"{fn} {t.name}: {errors[0]}")
             operators[op] = frozenset(runs)
-        notes = (f"torch {self.torch.__version__} on {self.device}: pixel_shuffle / "
+        notes = (f"torch {self._imported().__version__} on {self.device}: pixel_shuffle / "
                  "pixel_unshuffle (COLUMN_ROW_DEPTH only; the DEPTH_COLUMN_ROW operators "
                  "DEPTH_TO_SPACE / SPACE_TO_DEPTH are not what they do) and F.interpolate "
                  "(nearest (0.5, 0), nearest-exact and linear (0.5, -0.5); output size "
@@ -305,7 +319,7 @@ class TorchBackend(Backend):
         if self.unavailable:
             return self.unavailable
         dtype = call.tensors["InputTensor"].data_type
-        where = f"torch {self.torch.__version__} ({self.device})"
+        where = f"torch {self._imported().__version__} ({self.device})"
         if call.operator in SHUFFLES:
             if call.attributes.get("Order", "DEPTH_COLUMN_ROW") != "COLUMN_ROW_DEPTH":
                 return NOT_CRD
@@ -325,7 +339,8 @@ class TorchBackend(Backend):
         reason = self.unsupported_reason(call)
         if reason:
             raise RuntimeError(f"not expressible in torch: {reason}")
-        torch, f = self.torch, self.torch.nn.functional
+        torch = self._imported()
+        f = torch.nn.functional
         src, dst = call.tensors["InputTensor"], call.tensors["OutputTensor"]
         x = torch.from_numpy(read_tensor(src, bindings["InputTensor"])).to(self.device)
         if call.operator in SHUFFLES:

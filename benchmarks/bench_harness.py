@@ -40,6 +40,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from conformance import results
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Wraps the benchmarked backend's execute() with a timer in every process of the run; at exit
@@ -95,11 +97,13 @@ def launch(args: list[str], cache: Path, backend: str, work: Path, expected: boo
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if done.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
-    doc = json.loads(out.read_text())
+    doc = results.read(out)
     execute = sum(float(x) for x in log.read_text().split()) if log.exists() else float("nan")
-    return {"wall_s": wall, "loading_s": float(doc["execution"].get("load_s", "nan")),
-            "running_s": float(doc["duration_s"]), "execute_s": execute,
-            "cpu_s": cpu, "cases": float(len(doc["results"]))}
+    # load_s: not a field of the format (the execution's `extra`), written with DMLCONF_TIMINGS
+    loading = doc.execution.extra.get("load_s", "nan") if doc.execution else "nan"
+    return {"wall_s": wall, "loading_s": float(loading),
+            "running_s": float(doc.duration_s), "execute_s": execute,
+            "cpu_s": cpu, "cases": float(len(doc.results))}
 
 
 def spread(values: list[float]) -> dict[str, float]:

@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from conformance import results
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -43,8 +45,8 @@ def run_once(backend: str, options: list[str], cases: list[str]) -> tuple[float,
                         backend, "--json", str(out), *cases, *options], cwd=ROOT,
                        check=False, capture_output=True)
         wall = time.perf_counter() - t0
-        doc = json.loads(out.read_text())
-    return wall, float(doc["duration_s"]), len(doc["results"])
+        doc = results.read(out)
+    return wall, float(doc.duration_s), len(doc.results)
 
 
 def main() -> int:

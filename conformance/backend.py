@@ -29,7 +29,7 @@ import inspect
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -81,8 +81,9 @@ class Capabilities:
         implementation of those operators. Name the operators the backend's execute dispatches
         on: an operator added to the suite later is not claimed (and so not routed to a kernel
         written for another) until the backend is written for it."""
-        made = _full(cls, tuple(operators), notes)
-        return replace(made, operators=dict(made.operators))  # the caller's own mapping
+        # the caller's own mapping
+        return cls(operators=dict(_full_operators(tuple(operators))), feature_level=HIGHEST,
+                   notes=notes)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,12 +99,11 @@ class Capabilities:
 
 
 @cache
-def _full(cls: type[Capabilities], operators: tuple[str, ...], notes: str) -> Capabilities:
-    """Capabilities.full, worked out once per argument (a backend may build its claims on every
-    read of its `capabilities`; they are immutable)."""
-    types = {name: frozenset().union(*(t.data_types for t in ops.get(name).support))
-             for name in operators}
-    return cls(operators=types, feature_level=HIGHEST, notes=notes)
+def _full_operators(operators: tuple[str, ...]) -> Mapping[str, frozenset[DataType]]:
+    """The operators of Capabilities.full, worked out once per argument (a backend may build
+    its claims on every read of its `capabilities`)."""
+    return {name: frozenset().union(*(t.data_types for t in ops.get(name).support))
+            for name in operators}
 
 
 class Backend(ABC):

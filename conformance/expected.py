@@ -45,6 +45,13 @@ class Expected:
         """The model that decides FAIL: the legal envelope, or this model where none is set."""
         return self.legal if self.legal is not None else self
 
+    @property
+    def band(self) -> tuple[np.ndarray, np.ndarray]:
+        """center and bound of a 'within' model (which __post_init__ makes sure it has)."""
+        if self.center is None or self.bound is None:
+            raise ValueError(f"a '{self.kind}' expectation has no center and bound")
+        return self.center, self.bound
+
     def __post_init__(self) -> None:
         if self.kind == "within" and (self.center is None or self.bound is None):
             raise ValueError("a 'within' expectation needs center and bound")

@@ -37,7 +37,7 @@ from conformance.kit.family import Example
 from conformance.levels import FeatureLevel
 from conformance.results import Result
 from conformance.session import RunOptions, Session
-from conformance.session.runner import run_case
+from conformance.session.case_run import run_case
 
 OK = ("PASS", "NOT_SUPPORTED")
 DEFAULT_MAX_EXAMPLES = 100
@@ -54,8 +54,13 @@ def _strategies() -> dict[str, Callable[[], st.SearchStrategy[Example]]]:
     for module in family_modules():
         if hasattr(module, "explore"):
             parts.setdefault(module.FAMILY, []).append(module.explore)
-    return {family: (lambda found=found: st.one_of(*(p() for p in found)))
-            for family, found in parts.items()}
+    return {family: _one_of(found) for family, found in parts.items()}
+
+
+def _one_of(parts: list[Callable[[], st.SearchStrategy[Example]]]
+            ) -> Callable[[], st.SearchStrategy[Example]]:
+    """The strategy that draws from each of a family's parts."""
+    return lambda: st.one_of(*(p() for p in parts))
 
 
 #: family name (as in cases/generated/) -> the strategy of its examples

@@ -39,6 +39,8 @@ class ExecutionFlags(IntFlag):
                 raise ValueError(f"execution flags 0x{text:x} hold bits that are no "
                                  f"DML_EXECUTION_FLAGS value (known: {_known()})")
             return cls(text)
+        if isinstance(text, bool):  # an int to Python, but neither a value nor names
+            raise TypeError(f"execution flags are not a bool: {text!r}")
         words = (text.replace("|", ",").replace(" ", ",").split(",") if isinstance(text, str)
                  else list(text))
         out = cls.NONE

@@ -210,7 +210,7 @@ def generated_sha256(kind: str, params: Any, desc: TensorDesc) -> str:
     """sha256(generate(kind, params, desc)), hashed chunk by chunk: only one chunk's memory."""
     h = hashlib.sha256()
     for chunk in _chunks(kind, params, desc):
-        h.update(chunk.view(np.uint8))
+        h.update(chunk.view(np.uint8).data)
     return h.hexdigest()
 
 
@@ -273,8 +273,7 @@ def _random(params: dict[str, Any], data_type: DataType, n: int
     if dist == "normal":
         # Box-Muller on two uniform streams, u[0:n] and u[n:2n] of one: the second is the same
         # PCG64 stream advanced by n draws (random() takes one 64-bit draw per double).
-        angles = np.random.default_rng(seed)
-        angles.bit_generator.advance(n)
+        angles = np.random.Generator(np.random.PCG64(seed).advance(n))  # = default_rng's
         mean, std = params.get("mean", 0.0), params.get("std", 1.0)
     elif dist == "uniform":
         low, high = params.get("low", 0.0), params.get("high", 1.0)
@@ -304,4 +303,4 @@ def _random(params: dict[str, Any], data_type: DataType, n: int
 def sha256(values: np.ndarray) -> str:
     """The hash a case records: sha256 of the logical values' packed little-endian bytes."""
     packed = np.ascontiguousarray(values).reshape(-1)  # no copy when already packed
-    return hashlib.sha256(packed.view(np.uint8)).hexdigest()
+    return hashlib.sha256(packed.view(np.uint8).data).hexdigest()

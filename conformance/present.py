@@ -13,7 +13,16 @@ from typing import Any, TextIO
 
 from conformance import results
 from conformance.levels import FeatureLevel
-from conformance.results import FAILING, Result, conformant_text, counted, mustpass
+from conformance.results import (
+    FAILING,
+    Result,
+    ResultsDocument,
+    Status,
+    Verdict,
+    conformant_text,
+    counted,
+    mustpass,
+)
 
 
 class Progress:
@@ -54,26 +63,27 @@ class Progress:
             self.stream.write("\r\033[K")
 
 
-def coverage(v: dict[str, Any]) -> str | None:
+def coverage(v: Verdict) -> str | None:
     """"N of M mustpass cases run" for a level whose run did not cover its mustpass list
     (docs/mustpass.md), "no mustpass list" where the document's suite version has none, None
     when covered (or for a document from before mustpass lists)."""
-    if "mustpass" not in v:
+    if not v.has("mustpass"):
         return None
-    if v["mustpass"] is None:
+    if v.mustpass is None:
         return "no mustpass list for this suite version"
-    if v["mustpass_run"] < v["mustpass"]:
-        return f"{v['mustpass_run']} of {v['mustpass']} mustpass cases run"
+    run: Any = v.mustpass_run
+    if run < v.mustpass:
+        return f"{run} of {v.mustpass} mustpass cases run"
     return None
 
 
-def not_claimed(v: dict[str, Any]) -> bool:
+def not_claimed(v: Verdict) -> bool:
     """Whether every mandatory case of a level was NOT_SUPPORTED: the backend claims nothing
     that level needs (no operator, data type or capability of its cases), so none was judged.
     results.verdicts counts NOT_SUPPORTED as not passing (conformant False); the reports say
     "not claimed", with the backend's reasons, rather than "NOT conformant"."""
-    n = v.get("mandatory")
-    return isinstance(n, int) and n > 0 and v.get("NOT_SUPPORTED") == n
+    n: Any = v.mandatory if v.has("mandatory") else None
+    return isinstance(n, int) and n > 0 and v.counts.get(Status.NOT_SUPPORTED) == n
 
 
 #: How many of a level's reasons a "not claimed" verdict names (the rest are counted).
@@ -89,28 +99,29 @@ def _parsed_level(text: Any, cache: dict[Any, FeatureLevel | None]) -> FeatureLe
     return cache[text]
 
 
-def unclaimed_reasons(doc: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
+def unclaimed_reasons(doc: ResultsDocument) -> dict[str, list[tuple[str, int]]]:
     """For each level of the verdict whose mandatory cases were all NOT_SUPPORTED
     (`not_claimed`), the reasons the backend's claims gave for them (the NOT_SUPPORTED messages,
     "the backend does not implement <an operator>"), each with its count, most frequent first. The
     cases are the level's mandatory ones by the verdict's own rule (results.mustpass.mandatory)
     in a run claiming the document's feature level; results whose levels do not parse are left
     out."""
-    levels = [level for level, v in (doc.get("verdict") or {}).items() if not_claimed(v)]
+    levels = [level for level, v in (doc.verdict or {}).items() if not_claimed(v)]
     if not levels:
         return {}
     cache: dict[Any, FeatureLevel | None] = {}
     unsupported = []
-    for r in doc["results"]:
-        need = _parsed_level(r.get("feature_level"), cache)
-        if r["status"] == "NOT_SUPPORTED" and need is not None:
-            below = r.get("feature_level_below")
+    for r in doc.results:
+        need = _parsed_level(r.feature_level if r.has("feature_level") else None, cache)
+        if r.status == Status.NOT_SUPPORTED and need is not None:
+            below = r.feature_level_below
             unsupported.append((need, None if below is None else _parsed_level(below, cache),
-                                bool(r.get("ambiguous")), str(r.get("message") or "")))
+                                bool(r.ambiguous), str(r.message or "")))
     out = {}
     for text in levels:
         level = _parsed_level(text, cache)
-        claimed = _parsed_level(doc.get("feature_level"), cache) or level
+        claimed = _parsed_level(doc.feature_level if doc.has("feature_level") else None,
+                                cache) or level
         if level is None or claimed is None:
             continue
         reasons = Counter(message for need, below, ambiguous, message in unsupported
@@ -131,47 +142,48 @@ def reasons_text(reasons: list[tuple[str, int]] | None) -> str:
     return "; ".join(shown)
 
 
-def _verdict_word(v: dict[str, Any], reasons: list[tuple[str, int]] | None = None) -> str:
+def _verdict_word(v: Verdict, reasons: list[tuple[str, int]] | None = None) -> str:
     """A level's verdict in words; reasons: the level's `unclaimed_reasons` where known."""
     if not_claimed(v):
         return f"not claimed: {reasons_text(reasons)}"
     partial = coverage(v)
-    if v.get("conformant") is None:
+    if v.conformant is None:
         return f"{partial}: no verdict" if partial else "no verdict (no mandatory case selected)"
-    return conformant_text(v) if v["conformant"] else "NOT conformant"
+    return conformant_text(v) if v.conformant else "NOT conformant"
 
 
-def verdict_words(doc: dict[str, Any]) -> dict[str, str]:
+def verdict_words(doc: ResultsDocument) -> dict[str, str]:
     """Each level's verdict in words, as every report shows it (a level not claimed with its
     reasons)."""
     reasons = unclaimed_reasons(doc)
-    return {level: _verdict_word(v, reasons.get(level)) for level, v in doc["verdict"].items()}
+    return {level: _verdict_word(v, reasons.get(level)) for level, v in doc.verdict.items()}
 
 
-def verdict_line(v: dict[str, Any], reasons: list[tuple[str, int]] | None = None) -> str:
+def verdict_line(v: Verdict, reasons: list[tuple[str, int]] | None = None) -> str:
     """One level's verdict with its counts, as `dmlconf run` prints it: "conformant (...)"
     only for a run that covered the level's mustpass list; "N of M mustpass cases run: no
     verdict (...)" for a partial one; a NOT conformant partial run says what it covered; a
     level whose mandatory cases were all NOT_SUPPORTED "not claimed (N mandatory cases, all
     NOT_SUPPORTED): <reasons>" (`verdict_lines` gives the reasons)."""
     word = _verdict_word(v, reasons)
-    if not v.get("mandatory"):
+    if not v.mandatory:
         return word
     if not_claimed(v):
-        line = f"not claimed ({counted(v['mandatory'], 'mandatory case')}, all NOT_SUPPORTED)"
+        line = f"not claimed ({counted(v.mandatory, 'mandatory case')}, all NOT_SUPPORTED)"
         return f"{line}: {reasons_text(reasons)}" if reasons else line
-    xfail = (f", XFAIL {v['XFAIL']}" + (f" ({v['waivers']} waived)" if v.get("waivers") else "")
-             if v.get("XFAIL") else "")
-    xfail = (f", TIMEOUT {v['TIMEOUT']}" if v.get("TIMEOUT") else "") + xfail
-    partial = coverage(v) if v.get("conformant") is False else None
-    return (f"{word} ({v['PASS'] + v.get('XPASS', 0)}/{v['mandatory']} mandatory cases "
-            f"{'run ' if v.get('conformant') is None else ''}pass; FAIL {v['FAIL']}, "
-            f"ERROR {v['ERROR']}, NOT_SUPPORTED {v['NOT_SUPPORTED']}{xfail}"
+    n = v.count
+    xfail = (f", XFAIL {n(Status.XFAIL)}" + (f" ({v.waivers} waived)" if v.waivers else "")
+             if n(Status.XFAIL) else "")
+    xfail = (f", TIMEOUT {n(Status.TIMEOUT)}" if n(Status.TIMEOUT) else "") + xfail
+    partial = coverage(v) if v.conformant is False else None
+    return (f"{word} ({n(Status.PASS) + n(Status.XPASS)}/{v.mandatory} mandatory cases "
+            f"{'run ' if v.conformant is None else ''}pass; FAIL {n(Status.FAIL)}, "
+            f"ERROR {n(Status.ERROR)}, NOT_SUPPORTED {n(Status.NOT_SUPPORTED)}{xfail}"
             f"{'; ' + partial if partial else ''})")
 
 
-def verdict_lines(doc: dict[str, Any]) -> dict[str, str]:
+def verdict_lines(doc: ResultsDocument) -> dict[str, str]:
     """`verdict_line` of every level of the document, with the reasons of a level not
     claimed."""
     reasons = unclaimed_reasons(doc)
-    return {level: verdict_line(v, reasons.get(level)) for level, v in doc["verdict"].items()}
+    return {level: verdict_line(v, reasons.get(level)) for level, v in doc.verdict.items()}

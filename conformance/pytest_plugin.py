@@ -47,7 +47,7 @@ from typing import Any
 import pytest
 
 from conformance.casefile import Case, CaseFileError
-from conformance.results import FAILING, counted
+from conformance.results import FAILING, Status, counted
 
 COLLECTOR_NAME = "dmlconf"
 #: The user property naming a warned case's message (read back by the terminal summary, also
@@ -209,8 +209,9 @@ class DmlConformance:
 class CaseCollector(pytest.Collector):
     """The one collector of the conformance cases."""
 
-    def collect(self) -> Iterator[CaseItem]:  # type: ignore[override]
-        plugin: DmlConformance = self.config.pluginmanager.get_plugin("dmlconf-session")
+    def collect(self) -> Iterator[CaseItem | LoadErrorItem]:
+        plugin = self.config.pluginmanager.get_plugin("dmlconf-session")
+        assert isinstance(plugin, DmlConformance)
         for n, error in enumerate(plugin.load_errors):
             yield LoadErrorItem.from_parent(self, name=f"load-error/{n + 1}",
                                             nodeid=f"load-error/{n + 1}", error=error)
@@ -230,18 +231,18 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         result = self.plugin.session.run_case(self.case)
-        self.user_properties.append(("dmlconf_status", result.status))
+        self.user_properties.append(("dmlconf_status", str(result.status)))
         if result.margin is not None:
             self.user_properties.append(("dmlconf_margin", result.margin))
-        if result.status == "QUALITY_WARNING":
+        if result.status == Status.QUALITY_WARNING:
             self.user_properties.append((WARNING_PROPERTY, result.message))
             warnings.warn(DmlQualityWarning(f"QUALITY_WARNING {self.case.id}: {result.message}"),
                           stacklevel=1)
-        if result.status == "NOT_SUPPORTED":
+        if result.status == Status.NOT_SUPPORTED:
             pytest.skip(result.message)
-        if result.status == "XFAIL":
+        if result.status == Status.XFAIL:
             pytest.xfail(result.message)
-        if result.status == "XPASS" and self.plugin.strict:
+        if result.status == Status.XPASS and self.plugin.strict:
             raise CaseFailedError(result.status, result.message)
         if result.status in FAILING:
             if self.case.ambiguous:

@@ -29,7 +29,7 @@ UNIT = frozenset({
     "ops/test_ops_validation", "ops/test_tensors", "report/test_report",
     "results/test_results_baseline", "results/test_results_io", "results/test_results_reproduce",
     "results/test_results_sanitise", "session/test_flags", "session/test_session_journal_lock",
-    "session/test_session_runner",
+    "session/test_session_case_run",
 })
 
 

@@ -21,14 +21,15 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from conformance import results
 from conformance.casefile import Case, id_matches, load_cases
-from conformance.results import Result
+from conformance.results import Result, ResultsDocument, Status
 from conformance.results import baseline as baselines
 
 HERE = Path(__file__).resolve().parent
@@ -120,8 +121,8 @@ def patterns(group: set[str], all_ids: Sequence[str]) -> list[str]:
             for j in range(len(parts) - 1):
                 if parts[j] != "*":
                     buckets.setdefault((j, (*parts[:j], "*", *parts[j + 1:])), []).append(pattern)
-        for (_, parts), members in buckets.items():
-            wider = "/".join(parts)
+        for (_, merged_parts), members in buckets.items():
+            wider = "/".join(merged_parts)
             if len(members) > 1 and set(members) <= chosen and only_group(wider):
                 chosen = (chosen - set(members)) | {wider}
                 merged = True
@@ -142,18 +143,17 @@ class Run:
         return baselines.run_tags(self.backend, [], self.environment, os_name="Linux")
 
     @classmethod
-    def of(cls, doc: dict) -> Run:
-        backend = doc.get("backend") or {}
+    def of(cls, doc: ResultsDocument) -> Run:
+        backend = doc.backend or {}
         environment = backend.get("environment") or {}
         if not environment.get("directml_version"):
             raise ValueError(f"a results file of backend {backend.get('name')!r} does not say "
                              "its directml_version: is it a directml run?")
-        mandatory = [r for r in doc["results"] if not r.get("ambiguous")]
+        mandatory = [r for r in doc.results if not r.ambiguous]
         return cls(backend["name"], environment,
-                   frozenset(r["id"] for r in mandatory if r["status"] == "FAIL" or (
-                       r["status"] == "XFAIL" and r.get("message", "").startswith(
-                           "expected FAIL"))),
-                   frozenset(r["id"] for r in mandatory if r["status"] in baselines.PASSED))
+                   frozenset(r.id for r in mandatory if r.status == Status.FAIL or (
+                       r.status == Status.XFAIL and r.message.startswith("expected FAIL"))),
+                   frozenset(r.id for r in mandatory if r.status in baselines.PASSED))
 
 
 #: The tags an entry names besides directml_version, where the finding was measured absent on
@@ -176,13 +176,15 @@ def when(case_id: str, runs: Sequence[Run]) -> tuple[tuple[str, tuple[str, ...]]
     return tuple(tags)
 
 
-def build(docs: Sequence[dict], cases: Sequence[Case]) -> str:
+def build(docs: Sequence[ResultsDocument | Mapping[str, Any]], cases: Sequence[Case]) -> str:
     """The baseline YAML for results documents of the directml backends (each build, each
     stack, each path where it was measured): one entry per finding and `when:`, its cases as
-    patterns. The entries are checked to give back exactly each run's failures."""
+    patterns. The entries are checked to give back exactly each run's failures. A document
+    may be given as its JSON (the parts this reads: the backend, the results)."""
     by_id = {c.id: c for c in cases}
     ids = list(by_id)
-    runs = [Run.of(doc) for doc in docs]
+    runs = [Run.of(doc if isinstance(doc, ResultsDocument) else ResultsDocument.from_json(doc))
+            for doc in docs]
     for run in runs:
         unknown = sorted(i for i in run.failing if i not in by_id or cause(by_id[i]) is None)
         if unknown:
@@ -219,8 +221,8 @@ def check(known: baselines.Baseline, runs: Sequence[Run]) -> None:
     """Refuse a baseline that does not give back exactly each run's failures as XFAIL (none
     else: no XPASS, no stale pattern)."""
     for run in runs:
-        found = [Result(i, "FAIL") for i in sorted(run.failing)] + [
-            Result(i, "PASS") for i in sorted(run.passing)]
+        found = [Result(i, Status.FAIL) for i in sorted(run.failing)] + [
+            Result(i, Status.PASS) for i in sorted(run.passing)]
         applied = baselines.apply(known, found, tags=run.tags)
         wrong = sorted(set(applied.expected) ^ set(run.failing)) + applied.xpass
         if wrong or applied.stale:

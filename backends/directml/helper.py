@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import io
 import os
 import shutil
 import signal
@@ -30,6 +31,7 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 
@@ -74,7 +76,8 @@ def wine_path(path: Path) -> str:
     return "Z:" + str(path.resolve()).replace("/", "\\")
 
 
-def _array_bytes(pointer: object, count: int, width: int, keep: list[ctypes.Array]) -> bytes:
+def _array_bytes(pointer: ctypes._Pointer[Any], count: int, width: int,
+                 keep: list[ctypes.Array]) -> bytes:
     """count elements of width bytes from one of the flattened call's arrays, never past its end
     (a desc whose arrays are shorter than the count it states is sent zero-filled, as no
     DirectML call can say it)."""
@@ -281,8 +284,9 @@ class Helper(ShimBase):
 
     def _read_into(self, view: memoryview, doing: str) -> None:
         assert self.proc is not None and self.proc.stdout is not None
+        out = cast(io.FileIO, self.proc.stdout)  # bufsize=0: the pipe's raw file
         while len(view):
-            got = self.proc.stdout.readinto(view)
+            got = out.readinto(view)
             if not got:
                 raise self._gone(doing)
             view = view[got:]
@@ -300,7 +304,7 @@ class Helper(ShimBase):
             size = len(body) + sum(b.nbytes for b in buffers)
             self.proc.stdin.write(HEAD.pack(REQUEST, command, size) + body)
             for buffer in buffers:
-                self.proc.stdin.write(memoryview(buffer).cast("B"))
+                self.proc.stdin.write(buffer.data.cast("B"))
         except (BrokenPipeError, OSError):
             raise self._gone(doing) from None
         head = bytearray(HEAD.size)
@@ -353,7 +357,7 @@ class Helper(ShimBase):
                 raise DirectMLError(f"dmlshim-helper.exe answered {self.pending} bytes of "
                                     "buffers that were not asked for: stopped")
             for buffer in sent:
-                self._read_into(memoryview(buffer).cast("B"), "reading the buffers back")
+                self._read_into(buffer.data.cast("B"), "reading the buffers back")
         return rc
 
 

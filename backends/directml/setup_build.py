@@ -223,6 +223,7 @@ def build_shim(cache: Path, directml: Path, vkd3d: Path, force: bool) -> Path:
     if built:
         say(f"shim: present ({libdir})")
         return libdir
+    assert cc is not None  # runtime_folder goes on to a build only with a compiler
     n = lay.NATIVE
     flags = ["-shared", "-fPIC", "-O2", "-Wall", "-Werror"]
     say(f"shim: {cc} -> {libdir}")

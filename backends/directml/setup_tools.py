@@ -145,7 +145,7 @@ def find_icd(given: str | None) -> Path:
         if not icd.is_file():
             raise SetupError(f"no Vulkan ICD file at {given}")
         return icd
-    icd = check_lavapipe()
-    if icd is None:
+    lavapipe = check_lavapipe()
+    if lavapipe is None:
         raise SetupError(lavapipe_advice())
-    return icd
+    return lavapipe

@@ -37,6 +37,7 @@ def build_run_folder(cache: Path, dll: Path, vkd3d: Path, force: bool) -> Path:
     if built:
         say(f"helper: present ({folder})")
         return folder
+    assert cc is not None  # runtime_folder goes on to a build only with a compiler
     n = lay.NATIVE
     flags = ["-O2", "-Wall", "-Werror"]
     say(f"helper: {MINGW_CC} -> {folder}")

@@ -10,7 +10,8 @@ Compiled kernels are cached on disk (numba `cache=True`): a second process loads
 depth.py: DEPTH_TO_SPACE / SPACE_TO_DEPTH, for any strides and the fast paths (contiguous
 rows, NHWC); resample.py: nearest, linear and the antialiased filter of the RESAMPLE family;
 stores.py: the vector stores (duplicating, interleaving, splitting, transposing; non-temporal
-when streaming) both are built from, as LLVM intrinsics; common.py: the JIT options and ROWS.
+when streaming) both are built from, as LLVM intrinsics; common.py: the JIT options, ROWS and
+`intrinsic`.
 
 Numba checks a cached kernel against its own module's file only: after changing stores.py or
 common.py (an intrinsic, ROWS), touch depth.py and resample.py, or clear their __pycache__,

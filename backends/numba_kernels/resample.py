@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from llvmlite import ir
 from numba import njit, prange, types
-from numba.extending import intrinsic
 
-from backends.numba_kernels.common import JIT, ROWS
+from backends.numba_kernels.common import JIT, ROWS, intrinsic
 from backends.numba_kernels.stores import (
     dup_line_store,
     dup_line_stream,

@@ -11,9 +11,12 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic
+
+from backends.numba_kernels.common import intrinsic
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from numba.core.typing.context import BaseContext
 
     from backends.numba_kernels.common import Typed
@@ -21,7 +24,7 @@ if TYPE_CHECKING:
 X86 = platform.machine().lower() in ("x86_64", "amd64")
 
 
-def _duplicating_store(streaming: bool, in_bytes: int = 8):
+def _duplicating_store(streaming: bool, in_bytes: int = 8) -> Callable[..., None]:
     """An intrinsic dup(src, i, dst, j): dst[j:j + 2k] = each of src[i:i + k] twice, k being
     `in_bytes` of elements: one load, a shuffle and stores of 2 * in_bytes (the loop Numba's
     scalar code does not vectorise: a nearest 2x upscale spent its time on instructions, not on
@@ -34,7 +37,8 @@ def _duplicating_store(streaming: bool, in_bytes: int = 8):
     two lines, ran at a fifth). A caller that streams ends its job with `store_fence()`."""
 
     @intrinsic
-    def dup(typingctx, src, i, dst, j):
+    def dup(typingctx: BaseContext, src: types.Array, i: types.Integer, dst: types.Array,
+            j: types.Integer) -> Typed:
         def codegen(context, builder, signature, args):
             s_ary = context.make_array(signature.args[0])(context, builder, args[0])
             d_ary = context.make_array(signature.args[2])(context, builder, args[2])
@@ -74,17 +78,18 @@ dup_line_store = _duplicating_store(False, 32)
 dup_line_stream = _duplicating_store(True, 32)
 
 
-def _nontemporal(builder, store) -> None:
+def _nontemporal(builder: ir.IRBuilder, store: ir.StoreInstr) -> None:
     store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
 
 
-def _interleaving_store(streaming: bool):
+def _interleaving_store(streaming: bool) -> Callable[..., None]:
     """An intrinsic weave(a, i, b, dst, j): dst[j:j + 2k] = a[i], b[i], a[i + 1], b[i + 1], ...
     (k elements, 8 bytes, from each): a depth-to-space row of block 2 built 16 bytes per store,
     non-temporal when streaming (dst[j] 16-byte aligned then)."""
 
     @intrinsic
-    def weave(typingctx, a, i, b, dst, j):
+    def weave(typingctx: BaseContext, a: types.Array, i: types.Integer, b: types.Array,
+              dst: types.Array, j: types.Integer) -> Typed:
         def codegen(context, builder, signature, args):
             element = context.get_data_type(signature.args[0].dtype)
             k = 8 // context.get_abi_sizeof(element)
@@ -110,7 +115,7 @@ def _interleaving_store(streaming: bool):
     return weave
 
 
-def _splitting_store(streaming: bool, width: int = 16):
+def _splitting_store(streaming: bool, width: int = 16) -> Callable[..., None]:
     """An intrinsic split(src, j, a, b, i): a[i:i + n] = src[j], src[j + 2], ...; b[i:i + n] =
     src[j + 1], src[j + 3], ..., n elements being `width` bytes (2 * width bytes read, width
     stored to each; 8-byte stores ran at a third of the copy, 16-byte ones below 64-byte ones):
@@ -118,7 +123,8 @@ def _splitting_store(streaming: bool, width: int = 16):
     `width`-byte aligned)."""
 
     @intrinsic
-    def split(typingctx, src, j, a, b, i):
+    def split(typingctx: BaseContext, src: types.Array, j: types.Integer, a: types.Array,
+              b: types.Array, i: types.Integer) -> Typed:
         def codegen(context, builder, signature, args):
             element = context.get_data_type(signature.args[0].dtype)
             count = width // context.get_abi_sizeof(element)
@@ -149,7 +155,7 @@ split_line_store, split_line_stream = (_splitting_store(False, 64),
                                        _splitting_store(True, 64))
 
 
-def _transposing_copy():
+def _transposing_copy() -> Callable[..., None]:
     """An intrinsic transpose8(src, i, ld, dst, j, ldd): dst[j + q * ldd + r] = src[i + r * ld
     + q] for r, q < 8: an 8x8 tile of elements, 8 row loads, 24 two-input shuffles (the
     classic AVX 8x8 transpose: lane-local unpacks, 64-bit pair shuffles, then 128-bit halves
@@ -158,7 +164,9 @@ def _transposing_copy():
     with it."""
 
     @intrinsic
-    def transpose8(typingctx, src, i, ld, dst, j, ldd):
+    def transpose8(typingctx: BaseContext, src: types.Array, i: types.Integer,
+                   ld: types.Integer, dst: types.Array, j: types.Integer,
+                   ldd: types.Integer) -> Typed:
         def codegen(context, builder, signature, args):
             element = context.get_data_type(signature.args[0].dtype)
             row = ir.VectorType(element, 8)
@@ -196,7 +204,7 @@ def _transposing_copy():
 transpose8 = _transposing_copy()
 
 
-def _weaving_transpose(block: int, streaming: bool):
+def _weaving_transpose(block: int, streaming: bool) -> Callable[..., None]:
     """An intrinsic woven(src, i, ld, ld2, dst, j, ldd): dst[j + q * ldd + r] = src[i +
     (r // block) * ld + (r % block) * ld2 + q] for q < 8 and r < L, L = max(8, 64 // element
     size) (block dividing 8): L // 8 transposes of 8x8 tiles (as transpose8) whose rows are
@@ -207,7 +215,9 @@ def _weaving_transpose(block: int, streaming: bool):
     (dst[j + q * ldd] then 16-byte aligned)."""
 
     @intrinsic
-    def woven(typingctx, src, i, ld, ld2, dst, j, ldd):
+    def woven(typingctx: BaseContext, src: types.Array, i: types.Integer, ld: types.Integer,
+              ld2: types.Integer, dst: types.Array, j: types.Integer,
+              ldd: types.Integer) -> Typed:
         def codegen(context, builder, signature, args):
             element = context.get_data_type(signature.args[0].dtype)
             size = context.get_abi_sizeof(element)

@@ -62,6 +62,8 @@ def _build(item: LineDict, path: str | Path, hashing: list[int], raw: dict[str, 
         except ValueError as exc:
             raise fail(str(exc), key) from None
     level, below = levels["feature_level"], levels["feature_level_below"]
+    if level is None:  # the schema requires it
+        raise fail("no feature_level", "feature_level")
     cites = item["spec"] if isinstance(item["spec"], list) else [item["spec"]]
     pages = ops.pages()
     for i, c in enumerate(cites):

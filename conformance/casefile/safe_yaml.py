@@ -224,7 +224,7 @@ def _merged(own: LineDict, merges: list[tuple[Any, int]]) -> LineDict:
     for value, line in merges:
         parts = value if isinstance(value, list) else [value]
         for part in reversed(parts):
-            if not isinstance(part, dict):
+            if not isinstance(part, LineDict):  # every mapping read here is one
                 raise _RefusedError(line, "'<<' merges a mapping or a list of mappings, not "
                                     f"{short(repr(part))}")
             out.update(part)

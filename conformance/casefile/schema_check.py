@@ -4,7 +4,7 @@ schema: docs/case-format.md links to it), with messages that name the key and it
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -74,8 +74,13 @@ def _unknown_keys(err: jsonschema.ValidationError) -> list[Any]:
     if err.validator != "additionalProperties" or err.validator_value is not False or (
             not isinstance(err.instance, dict)):
         return []
-    known = err.schema.get("properties", {})
+    known = _properties(err)
     return [k for k in err.instance if k not in known]
+
+
+def _properties(err: jsonschema.ValidationError) -> Mapping[str, Any]:
+    """The 'properties' of the schema (a mapping there) an error is about."""
+    return err.schema.get("properties", {}) if isinstance(err.schema, Mapping) else {}
 
 
 def schema_message(err: jsonschema.ValidationError) -> str:
@@ -86,5 +91,5 @@ def schema_message(err: jsonschema.ValidationError) -> str:
     if unknown:
         return (f"unknown key{'s' if len(unknown) > 1 else ''} "
                 f"{', '.join(repr(k) for k in unknown)}; allowed here: "
-                f"{', '.join(err.schema.get('properties', {})) or 'none'}")
+                f"{', '.join(_properties(err)) or 'none'}")
     return err.message

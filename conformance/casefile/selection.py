@@ -9,11 +9,22 @@ from collections.abc import Callable, Iterable, Sequence
 from fnmatch import translate
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 from conformance.casefile.errors import CaseFileError, collect
 from conformance.casefile.model import Case
 
 NO_SUCH_PATH = "no such file or folder"
+
+
+class Identified(Protocol):
+    """What selection and the case set's hash read of a case: a built Case, or an index entry
+    (casefile.load.Indexed) of one not built yet."""
+
+    @property
+    def id(self) -> str: ...
+
+    def digest(self) -> str: ...
 
 
 def require_paths(paths: Iterable[str | Path]) -> None:
@@ -45,7 +56,7 @@ def case_files(paths: Iterable[str | Path],
     return found
 
 
-def case_set_hash(cases: Sequence[Case]) -> str:
+def case_set_hash(cases: Sequence[Identified]) -> str:
     """sha256 over the sorted ids and contents of the cases: names the exact case set run."""
     h = hashlib.sha256()
     for case in sorted(cases, key=lambda c: c.id):

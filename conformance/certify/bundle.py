@@ -27,7 +27,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import conformance
 from conformance import __version__, report
@@ -36,7 +36,7 @@ from conformance.casefile import case_set_hash
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.present import Progress, verdict_line
-from conformance.results import Result, mustpass
+from conformance.results import Result, ResultsDocument, mustpass
 from conformance.session import RunOptions, Session
 
 RESULTS = "results.json"
@@ -91,8 +91,9 @@ class Log:
     def __init__(self) -> None:
         self.parts: list[str] = []
 
-    def tee(self, stream: TextIO) -> _Tee:
-        return _Tee(stream, self.parts)
+    def tee(self, stream: TextIO) -> TextIO:
+        """`stream`, writing what it is given into the log too."""
+        return cast(TextIO, _Tee(stream, self.parts))
 
     def text(self) -> str:
         return "".join(self.parts)
@@ -160,19 +161,19 @@ def _packages() -> dict[str, str]:
     return found
 
 
-def environment(doc: dict[str, Any], backend_environment: dict[str, str],
+def environment(doc: ResultsDocument, backend_environment: dict[str, str],
                 git: dict[str, Any] | None) -> dict[str, Any]:
     """environment.json: where and how the run ran (OS, Python, package versions, the
     backend's own environment, the suite and case set, the execution flags and the command)."""
     return {
         "format": ENVIRONMENT_FORMAT,
-        "suite_version": doc["suite_version"],
+        "suite_version": doc.suite_version,
         "case_set_sha256": mustpass.committed().case_set_sha256,
-        "mustpass_cases": len(doc["results"]),
-        "feature_level": doc["feature_level"],
-        "execution_flags": doc["execution_flags"],
-        "command": doc["command"],
-        "backend": {"name": doc["backend"]["name"], "class": doc["backend"]["class"],
+        "mustpass_cases": len(doc.results),
+        "feature_level": doc.feature_level,
+        "execution_flags": doc.execution_flags,
+        "command": doc.command,
+        "backend": {"name": doc.backend["name"], "class": doc.backend["class"],
                     "environment": backend_environment},
         "os": {"system": platform.system(), "release": platform.release(),
                "version": platform.version(), "machine": platform.machine(),
@@ -182,16 +183,16 @@ def environment(doc: dict[str, Any], backend_environment: dict[str, str],
                    "executable": sys.executable},
         "packages": _packages(),
         "git": git,
-        "execution": doc["execution"],
-        "started_at": doc["started_at"],
-        "finished_at": doc["finished_at"],
+        "execution": None if doc.execution is None else doc.execution.to_json(),
+        "started_at": doc.started_at,
+        "finished_at": doc.finished_at,
     }
 
 
-def statement_template(doc: dict[str, Any]) -> str:
-    level = doc["feature_level"]
-    flags = "|".join(doc["execution_flags"]) or "NONE"
-    verdict = verdict_line(doc["verdict"][level]) if level in doc["verdict"] else "?"
+def statement_template(doc: ResultsDocument) -> str:
+    level = doc.feature_level
+    flags = "|".join(doc.execution_flags) or "NONE"
+    verdict = verdict_line(doc.verdict[level]) if level in doc.verdict else "?"
     fill = PLACEHOLDER
     return "\n".join([
         "# Conformance statement",
@@ -204,10 +205,10 @@ def statement_template(doc: dict[str, Any]) -> str:
         f"- **Organisation**: {fill}: the company or group making the claim>",
         f"- **Implementation**: {fill}: the product, driver or library certified>",
         f"- **Version**: {fill}: its version, as the users see it>",
-        f"- **Claim**: the implementation run by the backend `{doc['backend']['name']}` "
-        f"(`{doc['backend']['class']}`) conforms to DML_FEATURE_LEVEL_{level} of the "
-        f"dml-conformance suite {doc['suite_version']} (mustpass list of "
-        f"{len(doc['results'])} cases), with DML_EXECUTION_FLAGS {flags}. "
+        f"- **Claim**: the implementation run by the backend `{doc.backend['name']}` "
+        f"(`{doc.backend['class']}`) conforms to DML_FEATURE_LEVEL_{level} of the "
+        f"dml-conformance suite {doc.suite_version} (mustpass list of "
+        f"{len(doc.results)} cases), with DML_EXECUTION_FLAGS {flags}. "
         f"This run: {verdict}.",
         f"- **Contact**: {fill}: name and e-mail of who answers questions on this claim>",
         f"- **Signed**: {fill}: name, role, date>",
@@ -300,7 +301,7 @@ def select(session: Session, level: FeatureLevel) -> None:
 
 
 def certify(request: Request, log: Log, out: TextIO,
-            summarise: Callable[[dict[str, Any], list[Result], str], None]) -> Path:
+            summarise: Callable[[ResultsDocument, list[Result], str], None]) -> Path:
     """Run the certification and write its bundle; the bundle folder (its .zip is beside it).
     out: where progress goes (a Log tee: it is part of run.log); summarise(doc, results,
     took) prints the run's summary (the same as `dmlconf run`'s). CertifyError for a refusal;
@@ -329,7 +330,7 @@ def certify(request: Request, log: Log, out: TextIO,
 
 
 def _run_and_write(session: Session, request: Request, log: Log, out: TextIO,
-                   summarise: Callable[[dict[str, Any], list[Result], str], None],
+                   summarise: Callable[[ResultsDocument, list[Result], str], None],
                    git: dict[str, Any] | None, work: Path) -> Path:
     execution = session.plan()
     started = dt.datetime.now(dt.timezone.utc)

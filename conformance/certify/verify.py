@@ -42,14 +42,24 @@ from conformance.certify.bundle import (
 )
 from conformance.levels import FeatureLevel
 from conformance.present import verdict_line
-from conformance.results import Result, counted, mustpass, summary
+from conformance.results import (
+    Execution,
+    MergedExecution,
+    Result,
+    ResultsDocument,
+    Status,
+    Verdict,
+    counted,
+    mustpass,
+    summary,
+)
 from conformance.results import baseline as baselines
 from conformance.results.io import ResultsFileError, read
 from conformance.results.verdicts import verdicts
 
 #: The statuses a certification allows everywhere; NOT_SUPPORTED and XFAIL are allowed only
 #: where their rules say (module docstring).
-ALLOWED = ("PASS", "QUALITY_WARNING")
+ALLOWED = (Status.PASS, Status.QUALITY_WARNING)
 #: The most ids named in one problem line.
 SHOWN = 3
 #: The most a zipped bundle may unpack to (a results document of the whole suite is ~50 MB).
@@ -153,9 +163,9 @@ def check_statuses(found: Sequence[Result], needed: frozenset[str],
     bad: dict[str, list[str]] = defaultdict(list)
     problems = []
     for r in found:
-        if r.status in ALLOWED or (r.status == "NOT_SUPPORTED" and r.id not in needed):
+        if r.status in ALLOWED or (r.status == Status.NOT_SUPPORTED and r.id not in needed):
             continue
-        if r.status == "XFAIL":
+        if r.status == Status.XFAIL:
             if baseline is None:
                 bad["XFAIL (no baseline in the bundle)"].append(r.id)
                 continue
@@ -166,7 +176,7 @@ def check_statuses(found: Sequence[Result], needed: frozenset[str],
         bad[r.status].append(r.id)
     for status, ids in bad.items():
         what = ("a case the claimed level needs: a certification allows it only for cases the "
-                "level does not need" if status == "NOT_SUPPORTED" else
+                "level does not need" if status == Status.NOT_SUPPORTED else
                 "a certification allows PASS, QUALITY_WARNING, NOT_SUPPORTED where the level "
                 "does not need the case and XFAIL where a waiver covers it")
         problems.insert(0, f"{status}: {len(ids)} case{'s' if len(ids) != 1 else ''} "
@@ -174,14 +184,14 @@ def check_statuses(found: Sequence[Result], needed: frozenset[str],
     return problems
 
 
-def _run_date(doc: dict[str, Any]) -> dt.date | None:
+def _run_date(doc: ResultsDocument) -> dt.date | None:
     try:
-        return dt.datetime.fromisoformat(doc["started_at"]).date()
+        return dt.datetime.fromisoformat(doc.started_at).date()
     except ValueError:
         return None
 
 
-def _environment(folder: Path, doc: dict[str, Any]) -> list[str]:
+def _environment(folder: Path, doc: ResultsDocument) -> list[str]:
     """Problems of environment.json: readable, of its format, and saying what results.json
     says of the run."""
     try:
@@ -191,13 +201,13 @@ def _environment(folder: Path, doc: dict[str, Any]) -> list[str]:
     if not isinstance(env, dict) or env.get("format") != ENVIRONMENT_FORMAT:
         return [f"{ENVIRONMENT} is not a {ENVIRONMENT_FORMAT} document"]
     problems = []
-    backend = env.get("backend") if isinstance(env.get("backend"), dict) else {}
+    backend: dict[str, Any] = env["backend"] if isinstance(env.get("backend"), dict) else {}
     for key, theirs, ours in (
-            ("suite_version", env.get("suite_version"), doc["suite_version"]),
-            ("feature_level", env.get("feature_level"), doc["feature_level"]),
-            ("execution_flags", env.get("execution_flags"), doc.get("execution_flags", [])),
-            ("backend.name", backend.get("name"), doc["backend"].get("name")),
-            ("backend.class", backend.get("class"), doc["backend"].get("class"))):
+            ("suite_version", env.get("suite_version"), doc.suite_version),
+            ("feature_level", env.get("feature_level"), doc.feature_level),
+            ("execution_flags", env.get("execution_flags"), doc.execution_flags),
+            ("backend.name", backend.get("name"), doc.backend.get("name")),
+            ("backend.class", backend.get("class"), doc.backend.get("class"))):
         if theirs != ours:
             problems.append(f"{ENVIRONMENT} says {key} {theirs!r}, {RESULTS} {ours!r}: they "
                             "are not of the same run")
@@ -208,25 +218,27 @@ def _environment(folder: Path, doc: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _completeness(doc: dict[str, Any], ids: list[str], required: frozenset[str],
+def _completeness(doc: ResultsDocument, ids: list[str], required: frozenset[str],
                   level: str) -> list[str]:
     """Problems of what the run was and covered: a certification of exactly the list."""
     problems = []
-    execution = doc.get("execution") or {}
-    if execution.get("certify") is not True:
+    execution = doc.execution
+    run = execution if isinstance(execution, Execution) else None
+    if run is None or run.certify is not True:
         problems.append("the run was not a certification (execution.certify is not true): "
                         "made by dmlconf run, not dmlconf certify")
-    if execution.get("tamper_proof") is not True:
+    if run is None or run.tamper_proof is not True:
         problems.append("the run was not tamper-proof (execution.tamper_proof is not true): the "
                         "backend ran in the judge's process")
-    if doc.get("shard"):
-        sh = doc["shard"]
-        problems.append(f"the results are shard {sh.get('index')}/{sh.get('count')} of a run: "
+    if doc.shard:
+        sh = doc.shard
+        problems.append(f"the results are shard {sh.index if sh.has('index') else None}/"
+                        f"{sh.count if sh.has('count') else None} of a run: "
                         "a certification runs the whole list, unsharded")
-    if execution.get("merged"):
+    if isinstance(execution, MergedExecution) and execution.merged:
         problems.append("the results were merged from shards: a certification is one run")
-    if doc.get("load_errors") or doc.get("complete") is False:
-        problems.append(f"the run had {len(doc.get('load_errors') or [])} case file "
+    if doc.load_errors or doc.complete is False:
+        problems.append(f"the run had {len(doc.load_errors or [])} case file "
                         "problem(s): incomplete")
     counts: dict[str, int] = defaultdict(int)
     for i in ids:
@@ -246,29 +258,34 @@ def _completeness(doc: dict[str, Any], ids: list[str], required: frozenset[str],
     return problems
 
 
-def _consistency(doc: dict[str, Any], found: list[Result], claimed: FeatureLevel,
+def _json(verdict: Verdict | None) -> Any:
+    return verdict.to_json() if isinstance(verdict, Verdict) else verdict
+
+
+def _consistency(doc: ResultsDocument, found: list[Result], claimed: FeatureLevel,
                  lists: mustpass.Mustpass) -> list[str]:
-    """Problems of what the document says against what its results give."""
+    """Problems of what the document says against what its results give (as the JSON says
+    them: a field missing or added is a difference)."""
     problems = []
-    if doc["summary"] != summary(found):
-        problems.append(f"the summary recorded ({_counts(doc['summary'])}) is not the results' "
+    if doc.summary != summary(found):
+        problems.append(f"the summary recorded ({_counts(doc.summary)}) is not the results' "
                         f"({_counts(summary(found))}): results or summary edited")
     recomputed = verdicts(found, claimed, lists)
-    for level in sorted(set(recomputed) | set(doc["verdict"])):
-        ours, theirs = recomputed.get(level), doc["verdict"].get(level)
-        if ours != theirs:
-            said = verdict_line(theirs) if isinstance(theirs, dict) else "none"
+    for level in sorted(set(recomputed) | set(doc.verdict)):
+        ours, theirs = recomputed.get(level), doc.verdict.get(level)
+        if _json(ours) != _json(theirs):
+            said = verdict_line(theirs) if isinstance(theirs, Verdict) else "none"
             given = verdict_line(ours) if ours else "none"
             problems.append(f"the verdict recorded at level {level} ({said}) is not the one "
                             f"its results give ({given}): results or verdict edited")
     mine = recomputed.get(str(claimed))
-    if mine is None or mine.get("conformant") is not True:
+    if mine is None or mine.conformant is not True:
         problems.append(f"the claimed level {claimed} is not conformant by its results: "
                         f"{verdict_line(mine) if mine else 'no verdict'}")
     return problems
 
 
-def _counts(counts: dict[str, int]) -> str:
+def _counts(counts: dict[Status, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.items() if v) or "none"
 
 
@@ -285,33 +302,34 @@ def verify_folder(folder: Path, name: str | None = None) -> Verification:
     except ResultsFileError as exc:
         v.problems.append(str(exc).replace(str(folder / RESULTS), RESULTS, 1))
         return v
-    v.claim = (f"backend {doc['backend'].get('name')} ({doc['backend'].get('class')}), "
-               f"feature level {doc['feature_level']}, suite {doc['suite_version']}, "
-               f"{len(doc['results'])} results")
+    v.claim = (f"backend {doc.backend.get('name')} ({doc.backend.get('class')}), "
+               f"feature level {doc.feature_level}, suite {doc.suite_version}, "
+               f"{len(doc.results)} results")
     if ENVIRONMENT not in missing:
         v.problems += _environment(folder, doc)
-    if doc["suite_version"] != __version__:
-        v.problems.append(f"the bundle is of suite version {doc['suite_version']}, this is "
+    if doc.suite_version != __version__:
+        v.problems.append(f"the bundle is of suite version {doc.suite_version}, this is "
                           f"dml-conformance {__version__}: verify it with dmlconf "
-                          f"{doc['suite_version']} (pip install dml-conformance=="
-                          f"{doc['suite_version']})")
+                          f"{doc.suite_version} (pip install dml-conformance=="
+                          f"{doc.suite_version})")
         return v
     lists = mustpass.committed()
     try:
-        claimed = FeatureLevel.parse(doc["feature_level"])
+        claimed = FeatureLevel.parse(doc.feature_level)
     except ValueError as exc:
-        v.problems.append(f"{RESULTS}: feature_level {doc['feature_level']!r}: {exc}")
+        v.problems.append(f"{RESULTS}: feature_level {doc.feature_level!r}: {exc}")
         return v
     required = lists.lists.get(str(claimed))
     if required is None:
         v.problems.append(f"suite {__version__} has no mustpass list for the claimed level "
                           f"{claimed}")
         return v
-    recorded = (doc.get("mustpass") or {}).get("case_set_sha256")
+    recorded = (doc.mustpass.case_set_sha256
+                if doc.mustpass and doc.mustpass.has("case_set_sha256") else None)
     if recorded != lists.case_set_sha256:
         v.problems.append(f"the results name mustpass lists of case set {recorded!r}, not the "
                           f"committed {lists.case_set_sha256}")
-    found = [Result.from_json(r) for r in doc["results"]]
+    found = doc.results
     v.problems += _completeness(doc, [r.id for r in found], required, str(claimed))
     baseline = None
     if (folder / BASELINE).is_file():
@@ -320,12 +338,12 @@ def verify_folder(folder: Path, name: str | None = None) -> Verification:
                                        BASELINE)
         except (baselines.BaselineError, UnicodeDecodeError) as exc:
             v.problems.append(f"{BASELINE} does not read, so no XFAIL can be checked: {exc}")
-    if doc.get("baseline") and not (folder / BASELINE).is_file():
-        v.problems.append(f"the run used the baseline {doc['baseline'].get('path')!r}, but "
+    if doc.baseline and not (folder / BASELINE).is_file():
+        v.problems.append(f"the run used the baseline {doc.baseline.path!r}, but "
                           f"the bundle has no {BASELINE}")
     run_date = _run_date(doc)
     if run_date is None:
-        v.problems.append(f"{RESULTS}: started_at {doc['started_at']!r} is not a date and time")
+        v.problems.append(f"{RESULTS}: started_at {doc.started_at!r} is not a date and time")
         run_date = dt.date.max
     v.problems += check_statuses(found, required, baseline, run_date)
     v.problems += _consistency(doc, found, claimed, lists)

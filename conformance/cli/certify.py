@@ -6,12 +6,11 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from conformance.cli.common import command_line, parse_size, print_summary
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.results import Result
+from conformance.results import Result, ResultsDocument
 from conformance.session import DEFAULT_TIMEOUT_S
 
 
@@ -39,15 +38,15 @@ def cmd_certify(args: argparse.Namespace) -> int:
         else None, command=command_line(args))
     log = certify.bundle.Log()
     out, err = log.tee(sys.stdout), log.tee(sys.stderr)
-    found: dict[str, Any] = {}
+    found: dict[str, ResultsDocument] = {}
 
-    def summarise(doc: dict[str, Any], res: list[Result], took: str) -> None:
+    def summarise(doc: ResultsDocument, res: list[Result], took: str) -> None:
         found["doc"] = doc
         print_summary(doc, res, certify.bundle.RESULTS,
                       f"{time.perf_counter() - args.started:.1f} s ({took})")
 
     try:
-        with redirect_stdout(out), redirect_stderr(err):  # type: ignore[type-var]
+        with redirect_stdout(out), redirect_stderr(err):
             certify.certify(request, log, err, summarise)
     except certify.CertifyError as exc:
         print(f"dmlconf certify: error: {exc}", file=sys.stderr)
@@ -56,8 +55,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
         print("dmlconf certify: interrupted: no bundle written (a certification is not "
               "resumed: run it again)", file=sys.stderr)
         return 130
-    verdict = found["doc"]["verdict"].get(found["doc"]["feature_level"]) or {}
-    return 0 if verdict.get("conformant") is True else 1
+    verdict = found["doc"].verdict.get(found["doc"].feature_level)
+    return 0 if verdict is not None and verdict.conformant is True else 1
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -16,7 +16,7 @@ from conformance.casefile import CaseFileError
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.present import verdict_lines
-from conformance.results import FAILING, Result, counted
+from conformance.results import FAILING, Result, ResultsDocument, counted
 from conformance.session import DEFAULT_JSON, RunOptions, Session, is_flaky
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
@@ -105,18 +105,19 @@ def _first(cases: str | list[str]) -> str:
     return cases if isinstance(cases, str) else f"{cases[0]}, ..."
 
 
-def print_summary(doc: dict, found: list[Result], json_path: str, took: str) -> None:
+def print_summary(doc: ResultsDocument, found: list[Result], json_path: str,
+                  took: str) -> None:
     """took: how long, e.g. "38.2 s (loading 33.1 s, running 5.1 s)": the wall time from the
     command's start, loading included."""
     from conformance import report
 
-    s = doc["summary"]
+    s = doc.summary
     print(f"{counted(len(found), 'case')} in {took}: " + ", ".join(f"{k} {v}" for k, v in
                                                                  s.items()))
     if report.integrity_line(doc):
         print(f"  {report.integrity_line(doc)}")
-    if any(doc["ambiguous"].values()):
-        amb = ", ".join(f"{k} {v}" for k, v in doc["ambiguous"].items() if v)
+    if any(doc.ambiguous.values()):
+        amb = ", ".join(f"{k} {v}" for k, v in doc.ambiguous.items() if v)
         print(f"  of which in ambiguous regions of the spec (never decide a verdict): {amb}")
     for level, line in verdict_lines(doc).items():
         print(f"  feature level {level}: {line}")
@@ -129,11 +130,11 @@ def print_summary(doc: dict, found: list[Result], json_path: str, took: str) -> 
         print(f"  {r.status} {r.id}: {r.message.splitlines()[0][:200] if r.message else ''}")
     if len(shown) > 20:
         print(f"  ... and {len(shown) - 20} more in {json_path}")
-    known = doc.get("baseline")
+    known = doc.baseline
     if known:
-        expected, waived = known.get("expected", []), known.get("waived", [])
+        expected, waived = known.expected, known.waived
         if expected or waived:
-            print(f"  baseline {known['path']}: {counted(len(expected), 'expected failure')}, "
+            print(f"  baseline {known.path}: {counted(len(expected), 'expected failure')}, "
                   f"{counted(len(waived), 'waiver')} (XFAIL)")
         waivers = {r.id: r.waiver for r in found if r.waiver}
         for case_id in waived[:20]:
@@ -141,30 +142,30 @@ def print_summary(doc: dict, found: list[Result], json_path: str, took: str) -> 
             print(f"  WAIVED {case_id}: {w.get('reason')} (until {w.get('expires')})")
         if len(waived) > 20:
             print(f"  ... and {len(waived) - 20} more waivers in {json_path}")
-        for case_id in known["xpass"]:
-            print(f"  XPASS {case_id}: passed, but the baseline {known['path']} expects a failure")
-        for e in known["stale"]:
+        for case_id in known.xpass:
+            print(f"  XPASS {case_id}: passed, but the baseline {known.path} expects a failure")
+        for e in known.stale:
             what = (f"pattern {e['pattern']!r} of the entry of {len(e['cases'])} patterns"
                     if "pattern" in e else f"entry {e['cases']!r}")
             print(f"  stale baseline {what} ({e['status']}): {e['why']}")
-        elsewhere = known.get("not_applying", [])
+        elsewhere = known.not_applying
         if elsewhere:
             print(f"  {counted(len(elsewhere), 'baseline entry', 'baseline entries')} not for "
                   f"this run, e.g. {_first(elsewhere[0]['cases'])!r}: {elsewhere[0]['why']}")
-    if doc["load_errors"]:
-        problems = counted(len(doc["load_errors"]), "case file problem")
+    if doc.load_errors:
+        problems = counted(len(doc.load_errors), "case file problem")
         print(f"  INCOMPLETE: {problems}; their cases were not run, so no verdict stands:")
-        for e in doc["load_errors"][:20]:
-            where = f"{e['file']}:{e['line']}" if e["line"] else e["file"]
-            print(f"    {where}: {e['message'].splitlines()[0][:300]}")
-    if doc["shard"]:
-        sh = doc["shard"]
-        print(f"  shard {sh['index']}/{sh['count']}: {sh['cases']} of {sh['of_cases']} cases; "
+        for problem in doc.load_errors[:20]:
+            where = f"{problem.file}:{problem.line}" if problem.line else problem.file
+            print(f"    {where}: {problem.message.splitlines()[0][:300]}")
+    if doc.shard:
+        sh = doc.shard
+        print(f"  shard {sh.index}/{sh.count}: {sh.cases} of {sh.of_cases} cases; "
               "the verdict covers this shard only (join the shards with dmlconf merge)")
     print(f"results: {json_path}")
 
 
-def write_reports(doc: dict, args: argparse.Namespace) -> list[Path]:
+def write_reports(doc: ResultsDocument, args: argparse.Namespace) -> list[Path]:
     """The reports asked for with --junit / --markdown / --html."""
     from conformance import report
 

@@ -17,9 +17,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
     results.write(doc, args.json)
     write_reports(doc, args)
     print_summary(doc, found, args.json,
-                  f"{float(doc['duration_s']):.1f} s (the longest shard's run; merged in "
+                  f"{float(doc.duration_s):.1f} s (the longest shard's run; merged in "
                   f"{time.perf_counter() - args.started:.1f} s)")
-    return results.exit_status(found) or int(not doc["complete"])
+    return results.exit_status(found) or int(not doc.complete)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

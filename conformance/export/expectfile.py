@@ -38,7 +38,7 @@ the same). Little-endian throughout; `str` is a u32 byte count then UTF-8 bytes,
 
 The models are conformance.expected.Expected, written as conformance.judge.compare judges
 them: FAIL outside the legal envelope, QUALITY_WARNING inside it but outside the strict model,
-PASS otherwise. A relation's models are those the runner gives it (session.runner's relation
+PASS otherwise. A relation's models are those the runner gives it (session.case_run's relation
 model): bit for bit, and legally within the left output's envelope around the right side.
 """
 

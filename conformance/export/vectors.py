@@ -29,7 +29,7 @@ from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.results.mustpass import mandatory
 from conformance.session import Session
-from conformance.session.runner import (
+from conformance.session.case_run import (
     CALL_FILL_STEP,
     INPUT_PADDING_BYTE,
     OUTPUT_FILLS,

@@ -21,7 +21,7 @@ from conformance.tensors import DataType
 
 FAMILY = "bitlevel"
 DESCRIPTION = "NaN payloads, infinities, -0.0, subnormals and extremes must move bit for bit"
-#: The OperatorSpec hooks this family asks of every operator it applies to.
+#: The hooks this family asks of every operator it applies to (its Examples).
 HOOKS = ("bitlevel_examples", "draw_call")
 
 
@@ -91,7 +91,7 @@ def explore(draw: Callable) -> Example:
     selects elements, drawn by the operator (draw_call with selecting)."""
     pick, cid = Picker(draw), example_id(FAMILY)
     spec = ops.get(pick("operator", [s.name for s in operators(FAMILY)]))
-    example = spec.draw_call(pick, selecting=True)
+    example = spec.examples.draw_call(pick, selecting=True)
     seed = pick("seed", SEEDS)
     (data_type,) = example.data_types
     tensors = example.tensors(data_type)

@@ -2,9 +2,9 @@
 must be rejected (DirectML refuses it at CreateOperator). The generator checks, with the
 operator spec, that the desc breaks exactly the one rule it is named for.
 
-Each operator gives a small valid call (invalid_example) and the changes that depend on it: the
-sizes that break a desc rule, a call of too many elements, and its own rules broken alone
-(breaking_sizes, too_many_elements, breaking_rules). The desc rules every operator shares are
+Each operator's examples give a small valid call (invalid_example) and the changes that depend
+on it: the sizes that break a desc rule, a call of too many elements, and its own rules broken
+alone (breaking_sizes, too_many_elements, breaking_rules). The desc rules every operator shares are
 broken here.
 
 Rules that are readings rather than sentences of the spec (the output-overlap rule, which count
@@ -32,7 +32,7 @@ from conformance.tensors import DataType, TensorDesc
 
 FAMILY = "invalid"
 DESCRIPTION = "each validation rule broken alone: the desc must be rejected"
-#: The OperatorSpec hooks this family asks of every operator it applies to.
+#: The hooks this family asks of every operator it applies to (its Examples).
 HOOKS = ("invalid_example", "breaking_sizes", "too_many_elements", "breaking_rules")
 READING_OVERLAP = ("NOTES §2: the pages do not forbid an output whose elements share an address; "
                    "the suite reads the strides page's definition of a tensor as requiring it")
@@ -61,7 +61,8 @@ def variants(spec: OperatorSpec) -> list[tuple[str, str, Change, str | None, dic
     """(slug, rule, change, ambiguous, citation) for every rule that applies to the operator:
     its sizes that break a desc rule, the desc rules every operator shares, its own rules."""
     desc_page = "DML_BUFFER_TENSOR_DESC"
-    v = [*spec.breaking_sizes()]
+    examples = spec.examples
+    v = [*examples.breaking_sizes()]
     v += [Breaking(slug, rule, change, ambiguous) for slug, rule, change, ambiguous in (
         ("strides-count", "desc.strides_count", set_fields("InputTensor", Strides=[6, 3, 1]),
          None),
@@ -78,10 +79,11 @@ def variants(spec: OperatorSpec) -> list[tuple[str, str, Change, str | None, dic
         ("alignment-below-element-size", "desc.alignment",
          set_fields("OutputTensor", GuaranteedBaseOffsetAlignment=2), None),
         ("output-overlap", "desc.output_overlap", _overlap, READING_OVERLAP),
-        ("too-many-elements", "desc.too_many_elements", spec.too_many_elements, READING_COUNT),
+        ("too-many-elements", "desc.too_many_elements", examples.too_many_elements,
+         READING_COUNT),
         ("mixed-data-types", "operator.same_data_type",
          set_fields("OutputTensor", DataType=DataType.FLOAT16.name), None))]
-    v += spec.breaking_rules()
+    v += examples.breaking_rules()
     return [(b.slug, b.rule, b.change, b.ambiguous,
              cite(desc_page if b.rule.startswith("desc.") else spec.page)) for b in v]
 
@@ -114,7 +116,7 @@ def files() -> dict[str, list[dict]]:
     for spec in operators(FAMILY):
         cases = out.setdefault(spec.name.lower(), [])
         for slug, rule, change, ambiguous, citation in variants(spec):
-            call = change(spec.invalid_example())
+            call = change(spec.examples.invalid_example())
             broken = _broken(spec, call)
             if broken != {rule}:
                 raise AssertionError(f"{spec.name} {slug}: breaks {sorted(broken)}, not {rule}")
@@ -129,11 +131,12 @@ def explore(draw: Callable) -> Example:
     The base call takes any data type of the operator's tables."""
     pick, cid = Picker(draw), example_id(FAMILY)
     spec = ops.get(pick("operator", [s.name for s in operators(FAMILY)]))
-    rules = {slug: rest for slug, *rest in variants(spec)}
+    rules = {slug: (rule, change, ambiguous, citation)
+             for slug, rule, change, ambiguous, citation in variants(spec)}
     slug = pick("rule", list(rules))
     data_type = pick("base_data_type", [t.name for t in spec.data_types])
     rule, change, ambiguous, citation = rules[slug]
-    tensors, attrs = spec.invalid_example()
+    tensors, attrs = spec.examples.invalid_example()
     call = change(({n: {**d, "DataType": data_type} for n, d in tensors.items()}, attrs))
     assume(_broken(spec, call) == {rule})
     return Example(FAMILY, pick.params, invalid_case(spec, rule, call, ambiguous, citation, cid,

@@ -12,7 +12,7 @@ from conformance.kit.build import case, cite, smooth_input, values_for
 
 FAMILY = "large"
 DESCRIPTION = "larger tensors that cross vector, tile and thread-split sizes"
-#: The OperatorSpec hooks this family asks of every operator it applies to.
+#: The hooks this family asks of every operator it applies to (its Examples).
 HOOKS = ("large_examples",)
 
 

@@ -12,6 +12,7 @@ Spec: the dml-strides page and DML_BUFFER_TENSOR_DESC (Strides, TotalTensorSizeI
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -33,8 +34,9 @@ from conformance.tensors import DataType, TensorDesc
 
 FAMILY = "layouts"
 DESCRIPTION = "padded, NHWC, reversed, broadcast and oversized descs equal the packed run"
-#: The OperatorSpec hooks this family asks of every operator it applies to.
-HOOKS = ("layout_examples", "selects_elements", "draw_call")
+#: The hooks this family asks of every operator it applies to (its Examples); of the spec it asks
+#: selects_elements, which every operator answers.
+HOOKS = ("layout_examples", "draw_call")
 
 
 def _broadcast(sizes: list[int]) -> list[int]:
@@ -51,9 +53,10 @@ LAYOUTS: dict[str, Callable[[list[int]], list[int]]] = {
 }
 
 
-def _variants(sizes_in: list[int], sizes_out: list[int]) -> list[tuple[str, dict, dict]]:
+def _variants(sizes_in: list[int], sizes_out: list[int]
+              ) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """(slug, input desc fields, output desc fields) for each strided layout."""
-    out = []
+    out: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
     for name, strides in LAYOUTS.items():
         out.append((f"input-{name}", {"Strides": strides(sizes_in)}, {}))
         out.append((f"output-{name}", {}, {"Strides": strides(sizes_out)}))
@@ -110,7 +113,7 @@ def files() -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for spec in operators(FAMILY):
         cases = out.setdefault(spec.name.lower(), [])
-        for example in spec.layout_examples():
+        for example in spec.examples.layout_examples():
             for data_type in example.data_types:
                 for slug in SLUGS:
                     parts = [spec.name.lower(), example.slug, slug, data_type.name.lower()]
@@ -125,7 +128,7 @@ def explore(draw: Callable) -> Example:
     call drawn by the operator (draw_call), then the layout."""
     pick, cid = Picker(draw), example_id(FAMILY)
     spec = ops.get(pick("operator", [s.name for s in operators(FAMILY)]))
-    example = spec.draw_call(pick)
+    example = spec.examples.draw_call(pick)
     slug = pick("layout", SLUGS)
     seed = pick("seed", SEEDS)
     return Example(FAMILY, pick.params, layout_case(spec, example, example.data_types[0], slug,

@@ -24,7 +24,7 @@ from conformance.tensors import DataType
 
 FAMILY = "tables"
 DESCRIPTION = "each data type and dimension count per operator, valid from its level or rejected"
-#: The OperatorSpec hooks this family asks of every operator it applies to.
+#: The hooks this family asks of every operator it applies to (its Examples).
 HOOKS = ("table_examples",)
 
 
@@ -55,7 +55,7 @@ def files() -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for spec in operators(FAMILY):
         cases = out.setdefault(spec.name.lower(), [])
-        for example in spec.table_examples():
+        for example in spec.examples.table_examples():
             for data_type in ALL_TYPES:
                 cid = f"generated/tables/{spec.name.lower()}/{example.slug}/" \
                       f"{data_type.name.lower()}"
@@ -70,7 +70,7 @@ def explore(draw: Callable) -> Example:
     pick, cid = Picker(draw), example_id(FAMILY)
     spec = ops.get(pick("operator", [s.name for s in operators(FAMILY)]))
     data_type = pick("data_type", [t.name for t in ALL_TYPES])
-    examples = {e.slug: e for e in spec.table_examples()}
+    examples = {e.slug: e for e in spec.examples.table_examples()}
     example = examples[pick("variant", list(examples))]
     seed = pick("seed", SEEDS)
     return Example(FAMILY, pick.params, table_case(spec, example, DataType.parse(data_type),

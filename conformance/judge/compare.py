@@ -49,10 +49,11 @@ def mismatches(got: np.ndarray, exp: Expected) -> np.ndarray:
         for alt in exp.alternatives:
             bad &= _differ(got, alt, exp.any_nan)
         return bad
-    center = exp.center.astype(np.float64)
+    center, bound = exp.band
+    center = center.astype(np.float64)
     value = got.astype(np.float64)
     with np.errstate(invalid="ignore"):
-        ok = np.abs(value - center) <= exp.bound
+        ok = np.abs(value - center) <= bound
     ok |= np.isnan(center) & np.isnan(value)
     ok |= np.isinf(center) & (value == center)
     if exp.nan_ok is not None:
@@ -77,8 +78,9 @@ def margin(got: np.ndarray, exp: Expected) -> float | None:
     finite (NaN and infinity matched as such count 0); None for the other kinds."""
     if exp.kind != "within":
         return None
+    center, bound = exp.band
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        ratio = np.abs(got.astype(np.float64) - exp.center) / exp.bound
+        ratio = np.abs(got.astype(np.float64) - center) / bound
     ratio = ratio[np.isfinite(ratio)]
     return float(ratio.max()) if ratio.size else 0.0
 
@@ -132,7 +134,8 @@ def describe(got: np.ndarray, exp: Expected, bad: np.ndarray, name: str) -> str:
             if others:
                 want += " or " + " or ".join(sorted(others))
         elif exp.kind == "within":
-            want = f"{float(exp.center[idx])!r} ± {float(exp.bound[idx]):.3g}"
+            center, bound = exp.band
+            want = f"{float(center[idx])!r} ± {float(bound[idx]):.3g}"
         if exp.any_nan and want.startswith("nan "):
             want += " or any NaN"
         parts.append(f"{list(idx)} expected {want}, got {format_value(got[idx])}")

@@ -17,9 +17,9 @@ TRACED wrong elements are traced.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from math import prod
-from typing import Any
+from typing import Any, SupportsInt
 
 import numpy as np
 
@@ -72,7 +72,7 @@ def matching(call: OperatorCall, input_buffers: Mapping[str, np.ndarray], fill: 
     return found
 
 
-def _show(index: tuple[int, ...] | np.ndarray) -> str:
+def _show(index: Iterable[SupportsInt]) -> str:
     return "[" + ",".join(str(int(i)) for i in index) + "]"
 
 

@@ -35,7 +35,7 @@ class Example:
 class Picker:
     """draw() with a name: each value is noted (hypothesis.note) and kept in params. It takes a
     strategy, a range of integers or a sequence of values (conformance.ops.examples.Pick, as
-    the operator specs' draw_call uses it); with count, a list of that many draws."""
+    the operators' Examples.draw_call uses it); with count, a list of that many draws."""
 
     def __init__(self, draw: Callable[[st.SearchStrategy[Any]], Any]) -> None:
         self._draw = draw

@@ -14,7 +14,7 @@ import numpy as np
 from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.ops.examples import Breaking, Call, ExampleCall, Pick
+from conformance.ops.examples import Examples
 from conformance.spec import Citation, Violation
 from conformance.tensors import DataType, TensorDesc, validate_desc
 
@@ -122,22 +122,21 @@ def float32(values: Sequence[float]) -> np.ndarray:
 
 
 class OperatorSpec(ABC):
-    """Everything the suite knows about one DirectML operator.
+    """What every DirectML operator must answer: its identity and support tables, how its calls
+    are built and validated, its reference and how its outputs are judged, and the few
+    questions the harness asks about a call.
 
     Subclasses set the class attributes and implement check (operator-specific rules),
     infer_output_sizes and reference; expected() may add a tolerance model.
 
-    The harness never tests an operator's name: it asks the spec through the hooks below
-    (docs/operators.md, "Adding an operator", lists them with what each family needs).
+    The harness never tests an operator's name: it asks the spec (docs/operators.md, "Adding an
+    operator", lists what each part of the harness asks).
 
     - About a call: selects_elements (diagnosis, the layouts family), capability_gap (the
-      runner's NOT_SUPPORTED reasons).
-    - Example calls for the generic case families, as plain data (conformance.ops.examples):
-      table_examples (tables), layout_examples (layouts), invalid_example, breaking_sizes,
-      too_many_elements and breaking_rules (invalid), large_examples (large),
-      bitlevel_examples (bitlevel), draw_call (the explorer's layouts and bitlevel families).
-      A hook an operator does not implement raises NotImplementedError naming it; an operator
-      to which a family does not apply lists it in not_applicable, with the reason, instead.
+      runner's NOT_SUPPORTED reasons), desc_fields (`dmlconf export`).
+    - The example calls of the generic case families are no part of the spec: they are its
+      `examples`, an instance of examples_type (a conformance.ops.examples.Examples subclass,
+      whose hooks the families ask and whose not_applicable says which families do not apply).
     """
 
     name: str  # DML_OPERATOR_TYPE name without the DML_OPERATOR_ prefix
@@ -147,8 +146,14 @@ class OperatorSpec(ABC):
     tensors: tuple[tuple[str, Kind], ...] = (("InputTensor", "input"), ("OutputTensor", "output"))
     attributes: tuple[Attribute, ...] = ()
     support: tuple[SupportTable, ...] = ()  # ascending by level
-    #: Generic family name -> why it does not apply to this operator (its hooks then go unasked).
-    not_applicable: Mapping[str, str] = {}
+    #: The class of the operator's example calls for the generic families (the base: none, each
+    #: hook raising NotImplementedError that names it).
+    examples_type: type[Examples] = Examples
+
+    @property
+    def examples(self) -> Examples:
+        """The operator's example calls for the generic case families (docs/operators.md)."""
+        return self.examples_type(self)
 
     # -- tables ---------------------------------------------------------------------------------
     def table_at(self, level: FeatureLevel) -> SupportTable | None:
@@ -170,9 +175,10 @@ class OperatorSpec(ABC):
         """The lowest level at which every tensor's type and dimension count is in the table;
         None if no level takes them."""
         levels = [self.level_for(d.data_type, d.dimension_count) for d in call.tensors.values()]
-        if any(level is None for level in levels):
+        found = [level for level in levels if level is not None]
+        if len(found) < len(levels):
             return None
-        return max([self.introduced, *levels])
+        return max([self.introduced, *found])
 
     @property
     def data_types(self) -> tuple[DataType, ...]:
@@ -237,15 +243,15 @@ class OperatorSpec(ABC):
         out: list[Violation] = []
         for name, kind in self.tensors:
             desc = call.tensors[name]
-            out += validate_desc(desc, name, t.dimension_counts, is_output=kind == "output")
+            out += validate_desc(desc, name, sorted(t.dimension_counts),
+                                 is_output=kind == "output")
             if desc.data_type not in t.data_types:
-                types = ", ".join(sorted(d.name for d in t.data_types))
+                listed = ", ".join(sorted(d.name for d in t.data_types))
                 out.append(Violation(
                     "operator.data_type",
                     f"{name} DataType {desc.data_type.name} is not supported at feature level "
-                    f"{level}; the table from {t.level} lists {types}", t.cite))
-        types = {call.tensors[n].data_type for n, _ in self.tensors}
-        if len(types) > 1:
+                    f"{level}; the table from {t.level} lists {listed}", t.cite))
+        if len({call.tensors[n].data_type for n, _ in self.tensors}) > 1:
             listed = ", ".join(f"{n} {call.tensors[n].data_type.name}" for n, _ in self.tensors)
             out.append(Violation(
                 "operator.same_data_type",
@@ -302,65 +308,6 @@ class OperatorSpec(ABC):
         desc from it. Default: the tensors, then the attributes, in their declared order."""
         return ([(name, call.tensors[name]) for name, _ in self.tensors]
                 + [(a.name, call.attributes[a.name]) for a in self.attributes])
-
-    # -- example calls for the generic case families (docs/operators.md) -----------------------
-    def _missing(self, hook: str, family: str) -> NotImplementedError:
-        return NotImplementedError(
-            f"{self.name} implements no {hook}(), which the {family} family asks for: implement "
-            f"it, or list {family!r} in not_applicable with the reason (docs/operators.md)")
-
-    def table_examples(self) -> Sequence[ExampleCall]:
-        """tables: one valid call per dimension count (and per variant that changes what the
-        tables allow, such as a mode), slugged "<D>d[/<variant>]". The family builds each in
-        every data type: valid from the level whose table takes it, rejected where none does."""
-        raise self._missing("table_examples", "tables")
-
-    def layout_examples(self) -> Sequence[ExampleCall]:
-        """layouts: valid 4-D calls, each with its data_types, slugged by variant ("" for
-        one). The family runs each with its input or output padded, NHWC, reversed, broadcast
-        or oversized against the packed call: bit-equal where selects_elements, else each
-        against the reference."""
-        raise self._missing("layout_examples", "layouts")
-
-    def invalid_example(self) -> Call:
-        """invalid: a small valid FLOAT32 call at the operator's introduction level, which
-        every invalid case changes (a rule of a buffer desc, or one of breaking_rules)."""
-        raise self._missing("invalid_example", "invalid")
-
-    def breaking_sizes(self) -> Sequence[Breaking]:
-        """invalid: the Sizes (with the attributes that follow them) that break the buffer-desc
-        rules whose shapes depend on the operator: a zero size ("zero-size", desc.zero_size) and
-        a dimension count no table takes (desc.dimension_count). First in each file."""
-        raise self._missing("breaking_sizes", "invalid")
-
-    def too_many_elements(self, call: Call) -> Call:
-        """invalid: invalid_example() with more than 2^32 - 1 logical elements (a broadcast
-        input of stride 0, an output too large to bind: rule desc.too_many_elements)."""
-        raise self._missing("too_many_elements", "invalid")
-
-    def breaking_rules(self) -> Sequence[Breaking]:
-        """invalid: each of the operator's own rules (check(), and the tables' data types)
-        broken alone on invalid_example(). Last in each file."""
-        raise self._missing("breaking_rules", "invalid")
-
-    def large_examples(self) -> Sequence[ExampleCall]:
-        """large: a few larger calls, each with its operator, one data type and its citations,
-        sized to cross vector, tile and thread-split sizes. The family writes a package's calls
-        to large/<package>.yaml, each once, in the order given: the operators of a package may
-        return one shared list."""
-        raise self._missing("large_examples", "large")
-
-    def bitlevel_examples(self) -> Sequence[ExampleCall]:
-        """bitlevel: calls that move or select elements (selects_elements), each with its
-        operator, data_types and citations, which NaN payloads, -0.0, subnormals and extremes
-        must pass bit for bit. Written like large_examples, to bitlevel/<package>.yaml."""
-        raise self._missing("bitlevel_examples", "bitlevel")
-
-    def draw_call(self, pick: Pick, selecting: bool = False) -> ExampleCall:
-        """The explorer's layouts and bitlevel families: a valid 4-D call drawn with pick
-        (each parameter named), with its one data type; selecting: only calls that
-        selects_elements, with the citations a bitlevel case gives."""
-        raise self._missing("draw_call", "layouts" if not selecting else "bitlevel")
 
     # -- semantics ------------------------------------------------------------------------------
     @abstractmethod

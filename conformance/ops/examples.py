@@ -1,7 +1,7 @@
-"""What the generic case families ask of an operator: example calls in case-file form, the
-changes that break one rule of a valid call, and named draws for the explorer. These are the
-types of the OperatorSpec hooks (docs/operators.md); they hold plain data, so the operator
-packages build them without the case builders or Hypothesis.
+"""What the generic case families ask of an operator: its Examples (the object its spec gives as
+OperatorSpec.examples), whose hooks give example calls in case-file form, the changes that break
+one rule of a valid call, and named draws for the explorer (docs/operators.md). They hold plain
+data, so the operator packages build them without the case builders or Hypothesis.
 """
 
 from __future__ import annotations
@@ -109,3 +109,95 @@ def set_sizes(**sizes: Sequence[int]) -> Change:
             attrs
     return change
 
+
+
+# -- the hooks ------------------------------------------------------------------------------------
+class Operator(Protocol):
+    """What the base Examples asks of the spec it serves (an OperatorSpec answers it): its name.
+    A package's Examples names what its hooks ask beyond it in a Protocol of its own, so that
+    neither module imports the other's (the spec module names its Examples class)."""
+
+    name: str
+
+
+class Examples:
+    """An operator's example calls for the generic case families: what each family asks of it
+    (the families' HOOKS), apart from what every operator must answer (its OperatorSpec). The
+    spec gives its instance as OperatorSpec.examples (examples_type(spec)); an operator package
+    derives its own from this class, declaring `spec` with the Protocol of what its hooks ask.
+
+    - tables: table_examples. layouts: layout_examples. invalid: invalid_example,
+      breaking_sizes, too_many_elements, breaking_rules. large: large_examples. bitlevel:
+      bitlevel_examples. The explorer's layouts and bitlevel families: draw_call.
+    - A hook an operator does not implement raises NotImplementedError naming it; an operator to
+      which a family does not apply lists it in not_applicable, with the reason, instead (the
+      family then leaves the operator out and asks none of its hooks).
+    """
+
+    #: Generic family name -> why it does not apply to this operator (its hooks then go unasked).
+    not_applicable: Mapping[str, str] = {}
+
+    spec: Operator  # the operator whose calls these are
+
+    def __init__(self, spec: Operator) -> None:
+        self.spec = spec
+
+    def _missing(self, hook: str, family: str) -> NotImplementedError:
+        return NotImplementedError(
+            f"{self.spec.name} implements no {hook}(), which the {family} family asks for: "
+            f"implement it, or list {family!r} in not_applicable with the reason "
+            "(docs/operators.md)")
+
+    def table_examples(self) -> Sequence[ExampleCall]:
+        """tables: one valid call per dimension count (and per variant that changes what the
+        tables allow, such as a mode), slugged "<D>d[/<variant>]". The family builds each in
+        every data type: valid from the level whose table takes it, rejected where none does."""
+        raise self._missing("table_examples", "tables")
+
+    def layout_examples(self) -> Sequence[ExampleCall]:
+        """layouts: valid 4-D calls, each with its data_types, slugged by variant ("" for
+        one). The family runs each with its input or output padded, NHWC, reversed, broadcast
+        or oversized against the packed call: bit-equal where the spec's selects_elements, else
+        each against the reference."""
+        raise self._missing("layout_examples", "layouts")
+
+    def invalid_example(self) -> Call:
+        """invalid: a small valid FLOAT32 call at the operator's introduction level, which
+        every invalid case changes (a rule of a buffer desc, or one of breaking_rules)."""
+        raise self._missing("invalid_example", "invalid")
+
+    def breaking_sizes(self) -> Sequence[Breaking]:
+        """invalid: the Sizes (with the attributes that follow them) that break the buffer-desc
+        rules whose shapes depend on the operator: a zero size ("zero-size", desc.zero_size) and
+        a dimension count no table takes (desc.dimension_count). First in each file."""
+        raise self._missing("breaking_sizes", "invalid")
+
+    def too_many_elements(self, call: Call) -> Call:
+        """invalid: invalid_example() with more than 2^32 - 1 logical elements (a broadcast
+        input of stride 0, an output too large to bind: rule desc.too_many_elements)."""
+        raise self._missing("too_many_elements", "invalid")
+
+    def breaking_rules(self) -> Sequence[Breaking]:
+        """invalid: each of the operator's own rules (its spec's check(), and the tables' data
+        types) broken alone on invalid_example(). Last in each file."""
+        raise self._missing("breaking_rules", "invalid")
+
+    def large_examples(self) -> Sequence[ExampleCall]:
+        """large: a few larger calls, each with its operator, one data type and its citations,
+        sized to cross vector, tile and thread-split sizes. The family writes a package's calls
+        to large/<package>.yaml, each once, in the order given: the operators of a package may
+        return one shared list."""
+        raise self._missing("large_examples", "large")
+
+    def bitlevel_examples(self) -> Sequence[ExampleCall]:
+        """bitlevel: calls that move or select elements (the spec's selects_elements), each with
+        its operator, data_types and citations, which NaN payloads, -0.0, subnormals and
+        extremes must pass bit for bit. Written like large_examples, to
+        bitlevel/<package>.yaml."""
+        raise self._missing("bitlevel_examples", "bitlevel")
+
+    def draw_call(self, pick: Pick, selecting: bool = False) -> ExampleCall:
+        """The explorer's layouts and bitlevel families: a valid 4-D call drawn with pick
+        (each parameter named), with its one data type; selecting: only calls that
+        selects_elements, with the citations a bitlevel case gives."""
+        raise self._missing("draw_call", "layouts" if not selecting else "bitlevel")

@@ -1,5 +1,5 @@
-"""Reports rendered from a results document (the dict `conformance.results.document` makes,
-or `conformance.results.read` reads back from its JSON): JUnit XML for CI test views
+"""Reports rendered from a results document (the ResultsDocument `conformance.results.document`
+makes, or `conformance.results.read` reads back from its JSON): JUnit XML for CI test views
 (report/junit.py), a Markdown summary for a GitHub Actions job summary (report/markdown.py),
 and a self-contained HTML report (report/html.py); what they share is in report/common.py. The
 templates ship inside the package, in templates/. Reports know the results package (and the
@@ -20,20 +20,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from conformance.report.common import integrity_line
 from conformance.report.html import render_html
 from conformance.report.junit import render_junit
 from conformance.report.markdown import render_markdown
-from conformance.results import write_atomic
+from conformance.results import ResultsDocument, write_atomic
 
 __all__ = ["RENDERERS", "integrity_line", "render_html", "render_junit", "render_markdown",
            "write", "write_reports"]
 
 
 #: Output kind -> renderer.
-RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
+RENDERERS: dict[str, Callable[[ResultsDocument], str]] = {
     "junit": render_junit,
     "markdown": render_markdown,
     "html": render_html,
@@ -46,7 +45,7 @@ def write(text: str, path: str | Path) -> None:
     write_atomic(text.encode("utf-8", "replace").decode("utf-8"), path)
 
 
-def write_reports(doc: dict[str, Any], outputs: dict[str, str | Path | None]) -> list[Path]:
+def write_reports(doc: ResultsDocument, outputs: dict[str, str | Path | None]) -> list[Path]:
     """Render `doc` to each {kind: path} given (None: skipped); the paths written."""
     written = []
     for kind, path in outputs.items():

@@ -19,6 +19,14 @@ from markupsafe import Markup, escape
 
 from conformance.results import (
     NOT_RECOGNISED,
+    Execution,
+    LoadError,
+    MergedExecution,
+    Result,
+    ResultsDocument,
+    Shard,
+    ShardRun,
+    Status,
     chosen_level,
     counted,
     reading_words,
@@ -26,7 +34,7 @@ from conformance.results import (
 )
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-WARNING = "QUALITY_WARNING"
+WARNING = Status.QUALITY_WARNING
 #: The margin histogram: bins of half a decade from MARGIN_LOW to 1 (log-scaled).
 MARGIN_LOW = 1e-6
 MARGIN_EDGES = tuple(10.0 ** (k / 2) for k in range(-12, 1))
@@ -97,25 +105,25 @@ def crash_output(crash: Any) -> str:
     return "" if output is None else str(output)
 
 
-def load_errors(doc: dict[str, Any]) -> list[dict[str, str]]:
+def load_errors(doc: ResultsDocument) -> list[dict[str, str]]:
     """The document's load errors (none in a document older than the field), each with
     "where" ("file:line", or the file when the line is unknown) and "file" and "message" as
     text."""
     out = []
-    for e in doc.get("load_errors") or []:
-        e = e if isinstance(e, dict) else {"message": e}
-        file = "" if e.get("file") is None else str(e["file"])
-        line = e.get("line")
+    for e in doc.load_errors or []:
+        e = e if isinstance(e, LoadError) else LoadError(message=e)
+        file = "" if e.file is None else str(e.file)
+        line = e.line
         out.append({"file": file, "where": file if line is None else f"{file}:{line}",
-                    "message": "" if e.get("message") is None else str(e["message"])})
+                    "message": "" if e.message is None else str(e.message)})
     return out
 
 
-def incomplete_line(doc: dict[str, Any]) -> str | None:
+def incomplete_line(doc: ResultsDocument) -> str | None:
     """The headline of a run that could not load all its cases (None for a complete one):
     "INCOMPLETE: 2 case file problems — cases were not run, no verdict stands"."""
     problems = len(load_errors(doc))
-    if doc.get("complete", True) is not False and not problems:
+    if doc.complete is not False and not problems:
         return None
     what = (counted(problems, "case file problem") if problems
             else "some cases could not be loaded")
@@ -130,33 +138,41 @@ NOT_TAMPER_PROOF = ("NOT tamper-proof: the backend ran in the judge's process, w
                     "--certify)")
 
 
-def tamper_proof(doc: dict[str, Any]) -> bool:
+def _executed_tamper_proof(e: Any) -> bool:
+    """Whether an execution was tamper-proof: a merged run's when every shard's was."""
+    if isinstance(e, MergedExecution):
+        return bool(e.merged) and all(isinstance(m, ShardRun)
+                                      and _executed_tamper_proof(m.execution) for m in e.merged)
+    return isinstance(e, Execution) and e.tamper_proof is True
+
+
+def tamper_proof(doc: ResultsDocument) -> bool:
     """Whether the run's judge was out of the backend's reach (the backend in isolated worker
     processes, the judge in the harness): its execution says so; a merged run's when every
     shard's does; a document that does not say is not."""
-    e = doc.get("execution")
-    if not isinstance(e, dict):
-        return False
-    merged = e.get("merged")
-    if isinstance(merged, list):
-        return bool(merged) and all(isinstance(m, dict) and tamper_proof(m) for m in merged)
-    return e.get("tamper_proof") is True
+    return _executed_tamper_proof(doc.execution)
 
 
-def integrity_line(doc: dict[str, Any]) -> str | None:
+def integrity_line(doc: ResultsDocument) -> str | None:
     """NOT_TAMPER_PROOF for a run that was not tamper-proof, else None."""
     return None if tamper_proof(doc) else NOT_TAMPER_PROOF
 
 
-def shard_line(doc: dict[str, Any]) -> str | None:
+def given(record: Any, key: str, default: Any = None) -> Any:
+    """A field of a part of the document (a results.Record, a Result) as the document gives
+    it: `default` where the JSON it was read from lacks it."""
+    return getattr(record, key) if record.has(key) else default
+
+
+def shard_line(doc: ResultsDocument) -> str | None:
     """For one shard of a sharded run: "shard 2 of 4: 10 of 40 cases; the verdict covers this
     shard only (join shards with `dmlconf merge`)"; None for a whole run."""
-    shard = doc.get("shard")
-    if not isinstance(shard, dict):
+    shard = doc.shard
+    if not isinstance(shard, Shard):
         return None
-    return (f"shard {shard.get('index', '?')} of {shard.get('count', '?')}: "
-            f"{shard.get('cases', '?')} of {shard.get('of_cases', '?')} cases; the verdict "
-            "covers this shard only (join shards with `dmlconf merge`)")
+    return (f"shard {given(shard, 'index', '?')} of {given(shard, 'count', '?')}: "
+            f"{given(shard, 'cases', '?')} of {given(shard, 'of_cases', '?')} cases; the "
+            "verdict covers this shard only (join shards with `dmlconf merge`)")
 
 
 def _size(n: Any) -> str:
@@ -167,28 +183,28 @@ def _size(n: Any) -> str:
     return f"{n / 2 ** 20:.4g} MiB"
 
 
-def execution_text(execution: Any) -> str | None:
+#: The fields of an execution that execution_text words itself (or leaves out: the flags and
+#: tamper-proofness have lines of their own); any other is shown as "name value".
+_WORDED = frozenset({"merged", "thread_environment", "execution_flags", "cases_per_worker",
+                     "retries", "isolated", "tamper_proof", "certify", "timeout_s",
+                     "memory_cap_bytes", "workers"})
+
+
+def execution_text(execution: Execution | MergedExecution | None) -> str | None:
     """How the run was executed, in words: "4 workers; isolated: yes; per-case timeout 30 s;
     memory cap 2 GiB" (and any further field as "name value"); None when unknown."""
-    if not isinstance(execution, dict):
-        return None
-    e = dict(execution)
-    merged = e.pop("merged", None)
-    if isinstance(merged, list):  # dmlconf merge: each shard's own execution
-        shards = [f"shard {m.get('shard', '?')}: {execution_text(m.get('execution')) or '?'}"
-                  for m in merged if isinstance(m, dict)]
+    if isinstance(execution, MergedExecution):  # dmlconf merge: each shard's own execution
+        shards = [f"shard {given(m, 'shard', '?')}: {execution_text(m.execution) or '?'}"
+                  for m in execution.merged if isinstance(m, ShardRun)]
         return f"merged from {counted(len(shards), 'shard')}: " + " | ".join(shards)
-    threads = e.pop("thread_environment", None)
-    e.pop("execution_flags", None)  # shown on a line of their own (flags_text)
-    if not e.get("resumed_cases"):
-        e.pop("resumed_cases", None)
-    per_worker = e.pop("cases_per_worker", None)
-    retries = e.pop("retries", None)
-    isolated = e.pop("isolated", None)
-    e.pop("tamper_proof", None)  # said on a line of its own (integrity_line)
-    certify = e.pop("certify", None)
-    timeout, cap = e.pop("timeout_s", None), e.pop("memory_cap_bytes", None)
-    parts = [counted(e.pop("workers", "?"), "worker"),
+    if not isinstance(execution, Execution):
+        return None
+    e = execution
+    threads = given(e, "thread_environment")
+    per_worker, retries = given(e, "cases_per_worker"), given(e, "retries")
+    isolated, certify = given(e, "isolated"), given(e, "certify")
+    timeout, cap = given(e, "timeout_s"), given(e, "memory_cap_bytes")
+    parts = [counted(given(e, "workers", "?"), "worker"),
              "isolated: " + ("?" if isolated is None else "yes" if isolated is True
                              else "no" if isolated is False else str(isolated)),
              "no per-case timeout" if timeout is None else f"per-case timeout {timeout} s",
@@ -202,32 +218,33 @@ def execution_text(execution: Any) -> str | None:
         parts.append(f"failing cases retried {counted(retries, 'time')}")
     if isinstance(threads, dict) and threads:
         parts.append("workers' thread pools " + ", ".join(f"{k}={v}" for k, v in threads.items()))
-    parts += [f"{key} {value}" for key, value in e.items()]
+    parts += [f"{key} {value}" for key, value in e.to_json().items()
+              if key not in _WORDED and (key != "resumed_cases" or value)]
     return "; ".join(parts)
 
 
-def execution_flags(doc: dict[str, Any]) -> list[str]:
+def execution_flags(doc: ResultsDocument) -> list[str]:
     """The run's DML_EXECUTION_FLAGS by name: the document's `execution_flags`, else its
     execution's; [] for none, and in a document older than the field."""
-    flags = doc.get("execution_flags")
-    if flags is None and isinstance(doc.get("execution"), dict):
-        flags = doc["execution"].get("execution_flags")
+    flags: Any = given(doc, "execution_flags")
+    if flags is None and isinstance(doc.execution, Execution):
+        flags = given(doc.execution, "execution_flags")
     if isinstance(flags, str):
         flags = [flags]
     return [str(f) for f in flags] if isinstance(flags, list) else []
 
 
-def flags_text(doc: dict[str, Any]) -> str:
+def flags_text(doc: ResultsDocument) -> str:
     """The execution flags as shown in reports and by `dmlconf run`: the names joined with "|"
     ("ALLOW_HALF_PRECISION_COMPUTATION|DISABLE_META_COMMANDS"), or "NONE"."""
     return "|".join(execution_flags(doc)) or "NONE"
 
 
-def margin_of(r: dict[str, Any]) -> float | None:
+def margin_of(r: Result) -> float | None:
     """A result's margin (largest |error| / legal bound) as a number, or None where it has none
     (bit-exact models, cases not judged, documents older than the field, a value that is not a
     non-negative number)."""
-    m = r.get("margin")
+    m: Any = r.margin
     if isinstance(m, bool) or not isinstance(m, (int, float)) or math.isnan(m) or m < 0:
         return None
     return float(m)
@@ -237,7 +254,7 @@ def margin_text(m: float | None) -> str:
     return "-" if m is None else f"{m:.3g}"
 
 
-def margin_histogram(results: list[dict[str, Any]]) -> dict[str, Any]:
+def margin_histogram(results: list[Result]) -> dict[str, Any]:
     """The margins of a run in bins of half a decade from 1e-6 to 1 (`bins`: "low", "high" and
     "count" each; a margin on an edge counts in the bin above it, 1 in the last), and the
     results outside them: `none` (no margin: judged bit-exact or not judged), `zero` (on the
@@ -263,17 +280,17 @@ def margin_histogram(results: list[dict[str, Any]]) -> dict[str, Any]:
             "judged": len(results) - none}
 
 
-def closest(results: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+def closest(results: list[Result], n: int) -> list[dict[str, Any]]:
     """The n cases closest to the legal bound: those with a margin of at most 1, the largest
     first (then by id), each with its id, operators, data type, margin and status."""
     inside = [(m, r) for r in results if (m := margin_of(r)) is not None and m <= 1]
-    inside.sort(key=lambda x: (-x[0], str(x[1].get("id"))))
-    return [{"id": r["id"], "operators": ", ".join(map(str, r.get("operators") or [])),
+    inside.sort(key=lambda x: (-x[0], str(x[1].id)))
+    return [{"id": r.id, "operators": ", ".join(map(str, r.operators or [])),
              "dtype": case_data_type(r), "margin": m, "margin_text": margin_text(m),
-             "status": r["status"]} for m, r in inside[:n]]
+             "status": r.status} for m, r in inside[:n]]
 
 
-def largest_margin(results: list[dict[str, Any]]) -> dict[str, Any] | None:
+def largest_margin(results: list[Result]) -> dict[str, Any] | None:
     """The result with the largest margin, FAILs beyond the bound included (None when no
     result has one): its id, status, margin and margin_text."""
     best = max(((m, r) for r in results if (m := margin_of(r)) is not None),
@@ -281,13 +298,13 @@ def largest_margin(results: list[dict[str, Any]]) -> dict[str, Any] | None:
     if best is None:
         return None
     m, r = best
-    return {"id": r["id"], "status": r["status"], "margin": m, "margin_text": margin_text(m)}
+    return {"id": r.id, "status": r.status, "margin": m, "margin_text": margin_text(m)}
 
 
-def diagnosis_of(r: dict[str, Any]) -> dict[str, Any] | None:
+def diagnosis_of(r: Result) -> dict[str, Any] | None:
     """A result's diagnosis as {"readings": [keys as text], "text": text}, or None when it has
     none (a case that passed, a FAIL nothing recognised with no sentence, an older document)."""
-    d = r.get("diagnosis")
+    d: Any = r.diagnosis
     if not isinstance(d, dict):
         return None
     readings = d.get("readings")
@@ -296,20 +313,21 @@ def diagnosis_of(r: dict[str, Any]) -> dict[str, Any] | None:
     return {"readings": keys, "text": text} if keys or text else None
 
 
-def diagnosis_summary(doc: dict[str, Any]) -> dict[str, Any]:
+def diagnosis_summary(doc: ResultsDocument) -> dict[str, Any]:
     """The run's FAILs by the misreading they were diagnosed as: `readings` (key, count and
     the reading's words, most frequent first), `failures` (FAIL results) and `unrecognised`
     (FAILs whose output matched no reading of the catalogue). The counts are the document's
     `diagnoses` when it has them (its NOT_RECOGNISED key gives `unrecognised`), else counted
     from the FAIL results' `diagnosis` (a FAIL that matches several readings counts under
     each)."""
-    fails = [r for r in doc["results"] if r["status"] == "FAIL"]
+    fails = [r for r in doc.results if r.status == Status.FAIL]
     unrecognised = sum(1 for r in fails if not (diagnosis_of(r) or {}).get("readings"))
-    given = doc.get("diagnoses")
-    if isinstance(given, dict):
-        counts = {str(k): v for k, v in given.items()
+    diagnoses: Any = given(doc, "diagnoses")
+    if isinstance(diagnoses, dict):
+        counts = {str(k): v for k, v in diagnoses.items()
                   if isinstance(v, int) and not isinstance(v, bool) and v > 0}
-        unrecognised = counts.pop(NOT_RECOGNISED, 0 if NOT_RECOGNISED in given else unrecognised)
+        unrecognised = counts.pop(NOT_RECOGNISED,
+                                  0 if NOT_RECOGNISED in diagnoses else unrecognised)
     else:
         counts = dict(Counter(k for r in fails
                               for k in (diagnosis_of(r) or {}).get("readings", [])))
@@ -318,59 +336,60 @@ def diagnosis_summary(doc: dict[str, Any]) -> dict[str, Any]:
     return {"readings": readings, "failures": len(fails), "unrecognised": unrecognised}
 
 
-def warnings_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def warnings_of(doc: ResultsDocument) -> list[Result]:
     """The QUALITY_WARNING results, in result order."""
-    return [r for r in doc["results"] if r["status"] == WARNING]
+    return [r for r in doc.results if r.status == WARNING]
 
 
 _DATA_TYPE = re.compile(r"^(float16|float32|float64|u?int8|u?int16|u?int32|u?int64)(?:-|$)")
 NO_DATA_TYPE = "-"
 
 
-def case_data_type(r: dict[str, Any]) -> str:
+def case_data_type(r: Result) -> str:
     """The data type a case runs with: its `data_types` joined with "/" (`FLOAT16`,
     `FLOAT32/UINT8`); in older documents, which lack them, the last id part that is a data type
     name in lowercase (`.../float16`, `.../float32-a`), upper-cased, or "-" when none is."""
-    types = r.get("data_types")
+    types: Any = r.data_types
     if isinstance(types, list) and types and all(isinstance(t, str) for t in types):
         return "/".join(types)
-    for part in reversed(str(r.get("id", "")).split("/")):
+    for part in reversed(str(r.id).split("/")):
         m = _DATA_TYPE.match(part)
         if m:
             return m.group(1).upper()
     return NO_DATA_TYPE
 
 
-def case_family(r: dict[str, Any]) -> str:
+def case_family(r: Result) -> str:
     """"documented" for a documented case, else the generated case's first tag (its family)."""
-    tags = r.get("tags") or []
-    if str(r.get("id", "")).startswith("documented/") or (tags and tags[0] == "documented"):
+    tags = r.tags or []
+    if str(r.id).startswith("documented/") or (tags and tags[0] == "documented"):
         return "documented"
     return str(tags[0]) if tags else NO_DATA_TYPE
 
 
-def repro_command(doc: dict[str, Any], case: str | dict[str, Any]) -> str:
+def repro_command(doc: ResultsDocument, case: str | Result) -> str:
     """The one command that reruns a case alone (conformance.results.reproduce, as every face
     prints it), from the document: the run's case paths, backend, chosen feature level and
     execution flags (which widen the float16 envelope: they change the judgement). case: a
     result of the document, or its id."""
-    r = case if isinstance(case, dict) else next(
-        (x for x in doc.get("results") or [] if isinstance(x, dict) and x.get("id") == case),
-        {"id": case})
+    r = case if isinstance(case, Result) else next(
+        (x for x in doc.results or [] if isinstance(x, Result) and x.id == case), None)
 
     def text(value: Any) -> str | None:
         return value if isinstance(value, str) else None
 
+    backend: Any = doc.backend or {}
     return reproduce_command(
-        str(r.get("id")), [str(p) for p in doc.get("case_paths") or ["cases"]],
-        str((doc.get("backend") or {}).get("name", "numpy")), level=chosen_level(doc),
-        execution_flags=execution_flags(doc), case_level=text(r.get("feature_level")),
-        case_level_below=text(r.get("feature_level_below")))
+        str(case if r is None else r.id), [str(p) for p in doc.case_paths or ["cases"]],
+        str(backend.get("name", "numpy")), level=chosen_level(doc),
+        execution_flags=execution_flags(doc),
+        case_level=None if r is None else text(given(r, "feature_level")),
+        case_level_below=None if r is None else text(given(r, "feature_level_below")))
 
 
-def unsupported_reasons(results: list[dict[str, Any]]) -> list[tuple[str, int]]:
+def unsupported_reasons(results: list[Result]) -> list[tuple[str, int]]:
     """The NOT_SUPPORTED results' reasons (their messages), each with its count, most frequent
     first."""
-    counts = Counter(str(r.get("message") or "") for r in results
-                     if r["status"] == "NOT_SUPPORTED")
+    counts = Counter(str(r.message or "") for r in results
+                     if r.status == Status.NOT_SUPPORTED)
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))

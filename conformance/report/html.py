@@ -38,15 +38,15 @@ from conformance.report.common import (
     repro_command,
     shard_line,
 )
-from conformance.results import STATUSES
+from conformance.results import STATUSES, Result, ResultsDocument, Status
 
 #: Statuses from worst to best: a matrix cell is coloured by the first one it holds. A
 #: QUALITY_WARNING passes (results.PASSING) but is worth a look: after NOT_SUPPORTED, which
 #: denies a verdict, before PASS.
-WORST_FIRST = ("ERROR", "TIMEOUT", "FAIL", "XPASS", "XFAIL", "NOT_SUPPORTED", "QUALITY_WARNING",
-               "PASS")
+WORST_FIRST = (Status.ERROR, Status.TIMEOUT, Status.FAIL, Status.XPASS, Status.XFAIL,
+               Status.NOT_SUPPORTED, Status.QUALITY_WARNING, Status.PASS)
 #: Short names of long statuses in the matrices' cells (their title gives the full name).
-SHORT = {"NOT_SUPPORTED": "N/S", WARNING: "Q/W"}
+SHORT = {Status.NOT_SUPPORTED: "N/S", WARNING: "Q/W"}
 #: The cases closest to the bound the report lists.
 CLOSEST_HTML = 20
 
@@ -81,8 +81,7 @@ def histogram_svg(h: dict[str, Any], width: int = 520, height: int = 180) -> dic
             "left": left, "base": top + plot_h, "top": top, "right": width - right}
 
 
-def _matrix(results: list[dict[str, Any]], row: Callable[[dict[str, Any]], str],
-            ) -> dict[str, Any]:
+def _matrix(results: list[Result], row: Callable[[Result], str]) -> dict[str, Any]:
     """Row (data type or family) x operator: per cell the count of each status, and the worst
     status in it. The operators are the columns: there are fewer of them than data types or
     families, so the table fits a 1,280 px window (tests/report/test_report_browser.py)."""
@@ -92,10 +91,10 @@ def _matrix(results: list[dict[str, Any]], row: Callable[[dict[str, Any]], str],
     for r in results:
         key = row(r)
         rows.add(key)
-        for op in r.get("operators") or [NO_DATA_TYPE]:
+        for op in r.operators or [NO_DATA_TYPE]:
             cols.add(str(op))
             cell = cells.setdefault((key, str(op)), dict.fromkeys(STATUSES, 0))
-            cell[r["status"]] += 1
+            cell[r.status] += 1
     worst = {key: next(s for s in WORST_FIRST if c[s]) for key, c in cells.items()}
     return {"rows": sorted(rows, key=lambda c: (c == NO_DATA_TYPE, c)), "cols": sorted(cols),
             "cells": cells, "worst": worst}
@@ -115,23 +114,24 @@ SECTIONS = (("failures", "Failures: FAIL, ERROR, TIMEOUT"),
             ("unsupported", "Not supported: NOT_SUPPORTED, by reason"),
             ("passing", "Passing: PASS"))
 #: The order of the statuses in the failures section and in the status filter.
-LIST_ORDER = ("FAIL", "ERROR", "TIMEOUT", "XPASS", WARNING, "XFAIL", "NOT_SUPPORTED", "PASS")
+LIST_ORDER = (Status.FAIL, Status.ERROR, Status.TIMEOUT, Status.XPASS, WARNING, Status.XFAIL,
+              Status.NOT_SUPPORTED, Status.PASS)
 
 
-def _section(r: dict[str, Any]) -> str:
-    status = r["status"]
-    if status in ("NOT_SUPPORTED", "PASS"):
-        return {"NOT_SUPPORTED": "unsupported", "PASS": "passing"}[status]
+def _section(r: Result) -> str:
+    status = r.status
+    if status in (Status.NOT_SUPPORTED, Status.PASS):
+        return {Status.NOT_SUPPORTED: "unsupported", Status.PASS: "passing"}[status]
     if status == WARNING:  # every warned case in one list, ambiguous ones too
         return "warnings"
-    if r.get("ambiguous"):
+    if r.ambiguous:
         return "ambiguous"
-    if status == "XFAIL" and r.get("waiver"):
+    if status == Status.XFAIL and r.waiver:
         return "waived"
-    return {"XFAIL": "xfail", "XPASS": "xpass"}.get(status, "failures")
+    return {Status.XFAIL: "xfail", Status.XPASS: "xpass"}.get(status, "failures")
 
 
-def _id_groups(doc: dict[str, Any], status: str, op_index: dict[str, str],
+def _id_groups(doc: ResultsDocument, status: Status, op_index: dict[str, str],
                ) -> list[dict[str, Any]]:
     """The results of a status as groups of ids for the HTML report: NOT_SUPPORTED by reason
     (the most frequent first), PASS as one group; in each group one block of ids (one a line)
@@ -139,15 +139,15 @@ def _id_groups(doc: dict[str, Any], status: str, op_index: dict[str, str],
     reruns the group's first case alone (one that holds below the claimed level runs at its
     own level)."""
     groups: dict[str, dict[tuple[str, str], list[str]]] = {}
-    first: dict[str, dict[str, Any]] = {}
-    for r in doc["results"]:
-        if r["status"] != status:
+    first: dict[str, Result] = {}
+    for r in doc.results:
+        if r.status != status:
             continue
-        reason = str(r.get("message") or "") if status == "NOT_SUPPORTED" else ""
+        reason = str(r.message or "") if status == Status.NOT_SUPPORTED else ""
         first.setdefault(reason, r)
-        ops = " ".join(op_index[str(op)] for op in r.get("operators") or [])
+        ops = " ".join(op_index[str(op)] for op in r.operators or [])
         # one id a line: a line end inside an id (none is loaded so) would split it
-        case_id = " ".join(str(r["id"]).splitlines())
+        case_id = " ".join(str(r.id).splitlines())
         groups.setdefault(reason, {}).setdefault((ops, case_data_type(r)), []).append(case_id)
     out = []
     for reason, blocks in groups.items():
@@ -192,7 +192,8 @@ def grid_rows(g: dict[str, Any]) -> dict[str, Any]:
     lead = shape[:-1]
     rows = []
     for start in range(0, len(g["got"]), max(width, 1)):
-        index, rest = [], start // max(width, 1)
+        index: list[int] = []
+        rest = start // max(width, 1)
         for size in reversed(lead):
             index.insert(0, rest % size)
             rest //= size
@@ -208,7 +209,7 @@ def grid_rows(g: dict[str, Any]) -> dict[str, Any]:
             "heat": "error" in g}
 
 
-def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
+def render_html(doc: ResultsDocument, comparison: Any = None) -> str:
     """One self-contained HTML page (inline CSS and JS, no external asset), failures first:
     the verdict per level (a level not claimed with its reasons), the counts, the diagnosis
     summary, then the cases by section (SECTIONS: FAIL/ERROR/TIMEOUT, XPASS, QUALITY_WARNING,
@@ -220,51 +221,50 @@ def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
     Jinja's autoescape; the script only reads data attributes and text and writes with
     textContent. comparison: a conformance.results.diff.Diff against an earlier run, shown as
     its own section."""
-    results = doc["results"]
-    operators = sorted({str(op) for r in results for op in r.get("operators") or []})
+    results = doc.results
+    operators = sorted({str(op) for r in results for op in r.operators or []})
     # the operator filter matches option indices: a name may hold spaces
     op_index = {op: str(i) for i, op in enumerate(operators)}
     rank = {s: k for k, s in enumerate(LIST_ORDER)}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for r in results:
         section = _section(r)
         if section in ("unsupported", "passing"):
             continue
         rows.append({"r": r, "dtype": case_data_type(r), "family": case_family(r),
-                     "ops": " ".join(op_index[str(op)] for op in r.get("operators") or []),
+                     "ops": " ".join(op_index[str(op)] for op in r.operators or []),
                      "section": section, "repro": repro_command(doc, r),
-                     "crash": crash_line(r.get("crash")),
-                     "crash_output": crash_output(r.get("crash")),
-                     "mismatches": [m for m in r.get("mismatches") or []
-                                    if isinstance(m, dict)],
-                     "grids": [grid_rows(g) for g in r.get("grids") or []
+                     "crash": crash_line(r.crash),
+                     "crash_output": crash_output(r.crash),
+                     "mismatches": [m for m in r.mismatches or [] if isinstance(m, dict)],
+                     "grids": [grid_rows(g) for g in r.grids or []
                                if isinstance(g, dict) and g.get("got")],
                      "margin": margin_of(r),
                      "diagnosis": diagnosis_of(r)})
-    rows.sort(key=lambda x: rank.get(x["r"]["status"], len(rank)))  # stable: run order kept
+    rows.sort(key=lambda x: rank.get(x["r"].status, len(rank)))  # stable: run order kept
     sections = {name: [x for x in rows if x["section"] == name] for name, _ in SECTIONS}
-    unsupported = _id_groups(doc, "NOT_SUPPORTED", op_index)
-    passing = _id_groups(doc, "PASS", op_index)
+    unsupported = _id_groups(doc, Status.NOT_SUPPORTED, op_index)
+    passing = _id_groups(doc, Status.PASS, op_index)
     totals = {name: len(rows) for name, rows in sections.items()}
     totals.update(unsupported=sum(g["count"] for g in unsupported),
                   passing=sum(g["count"] for g in passing))
     # passing ambiguous cases have no row in the ambiguous section (a warned one is listed
     # with the warnings)
     ambiguous_pass = sum(1 for r in results
-                         if r.get("ambiguous") and r["status"] in ("PASS", WARNING))
+                         if r.ambiguous and r.status in (Status.PASS, WARNING))
     histogram = margin_histogram(results)
-    info = [r for r in results if r.get("info")]
-    backend = doc.get("backend") or {}
-    present = {r["status"] for r in results}
+    info = [r for r in results if r.info]
+    backend = doc.backend or {}
+    present = {r.status for r in results}
     env = environment(True)
     env.filters["fmt_index"] = lambda v: ", ".join(str(i) for i in v) \
         if isinstance(v, list) else str(v)
     env.filters.update(web_url=web_url, margin=margin_text, breakable=breakable)
     return env.get_template("report.html.j2").render(
-        doc=doc, statuses=STATUSES, verdicts=doc["verdict"], words=verdict_words(doc),
+        doc=doc, statuses=STATUSES, verdicts=doc.verdict, words=verdict_words(doc),
         not_claimed=not_claimed, count_class=count_class,
         backend=backend, capabilities=backend.get("capabilities") or {},
-        platform=doc.get("platform") or {}, section_titles=SECTIONS, sections=sections,
+        platform=doc.platform or {}, section_titles=SECTIONS, sections=sections,
         unsupported=unsupported, passing=passing, totals=totals, ambiguous_pass=ambiguous_pass,
         info=info, total=len(results),
         by_dtype=_matrix(results, case_data_type), by_family=_matrix(results, case_family),
@@ -274,7 +274,7 @@ def render_html(doc: dict[str, Any], comparison: Any = None) -> str:
         present=[s for s in LIST_ORDER if s in present],
         comparison=comparison, incomplete=incomplete_line(doc), shard=shard_line(doc),
         integrity=integrity_line(doc),
-        load_errors=load_errors(doc), execution=execution_text(doc.get("execution")),
+        load_errors=load_errors(doc), execution=execution_text(doc.execution),
         flags=flags_text(doc), short=SHORT, histogram=histogram,
         svg=histogram_svg(histogram) if histogram["judged"] else None,
         closest=closest(results, CLOSEST_HTML), largest=largest_margin(results),

@@ -13,11 +13,9 @@ classname="load"> per file, with an <error> per problem.
 
 from __future__ import annotations
 
-from typing import Any
-
 from conformance.present import verdict_words
 from conformance.report import common
-from conformance.results import FAILING
+from conformance.results import FAILING, Result, ResultsDocument, Status
 
 
 def _split_id(case_id: str) -> tuple[str, str]:
@@ -25,47 +23,47 @@ def _split_id(case_id: str) -> tuple[str, str]:
     return (folders.replace("/", ".") or "dmlconf"), name or case_id
 
 
-def _mismatch_lines(r: dict[str, Any]) -> list[str]:
+def _mismatch_lines(r: Result) -> list[str]:
     return [f"{m.get('tensor')} {m.get('index')}: expected {m.get('expected')}, "
-            f"got {m.get('got')}" for m in r.get("mismatches") or [] if isinstance(m, dict)]
+            f"got {m.get('got')}" for m in r.mismatches or [] if isinstance(m, dict)]
 
 
-def junit_outcome(r: dict[str, Any]) -> tuple[str, str]:
+def junit_outcome(r: Result) -> tuple[str, str]:
     """(element, its message) for a result: element is "failure", "error", "skipped" or ""
     (passed). An ambiguous case never fails: its FAIL, ERROR or TIMEOUT is skipped; an XFAIL (a
     failure a baseline expects) is skipped; an XPASS passes (noted in <system-out>)."""
-    status, message = r["status"], r.get("message") or ""
-    if r.get("ambiguous") and status in FAILING:
-        return "skipped", f"ambiguous region of the spec: {r['ambiguous']} ({status}: {message})"
-    return {"FAIL": ("failure", message), "ERROR": ("error", message),
-            "TIMEOUT": ("error", message), "NOT_SUPPORTED": ("skipped", message),
-            "XFAIL": ("skipped", f"{'waived' if r.get('waiver') else 'expected failure'} "
-                                 f"(baseline): {message}")}.get(status, ("", ""))
+    status, message = r.status, r.message or ""
+    if r.ambiguous and status in FAILING:
+        return "skipped", f"ambiguous region of the spec: {r.ambiguous} ({status}: {message})"
+    return {Status.FAIL: ("failure", message), Status.ERROR: ("error", message),
+            Status.TIMEOUT: ("error", message), Status.NOT_SUPPORTED: ("skipped", message),
+            Status.XFAIL: ("skipped", f"{'waived' if r.waiver else 'expected failure'} "
+                                      f"(baseline): {message}")}.get(status, ("", ""))
 
 
-def junit_counts(doc: dict[str, Any]) -> dict[str, int]:
+def junit_counts(doc: ResultsDocument) -> dict[str, int]:
     """The <testsuite> counts. They equal the JSON summary (errors: ERROR and TIMEOUT), except
     that ambiguous FAILs, ERRORs and TIMEOUTs (and XFAILs) count as skipped; each case file
     that could not be loaded adds one test and one error."""
     files = len(_load_error_files(doc))
-    counts = {"tests": len(doc["results"]) + files, "failures": 0, "errors": files,
+    counts = {"tests": len(doc.results) + files, "failures": 0, "errors": files,
               "skipped": 0}
     plural = {"failure": "failures", "error": "errors", "skipped": "skipped"}
-    for r in doc["results"]:
+    for r in doc.results:
         element = junit_outcome(r)[0]
         if element:
             counts[plural[element]] += 1
     return counts
 
 
-def _load_error_files(doc: dict[str, Any]) -> dict[str, list[dict[str, str]]]:
+def _load_error_files(doc: ResultsDocument) -> dict[str, list[dict[str, str]]]:
     files: dict[str, list[dict[str, str]]] = {}
     for e in common.load_errors(doc):
         files.setdefault(e["file"], []).append(e)
     return files
 
 
-def _diagnosis_line(r: dict[str, Any]) -> str:
+def _diagnosis_line(r: Result) -> str:
     """"Diagnosis: <text>" for a diagnosed result ("" when none, or when its message already
     holds the sentence)."""
     d = common.diagnosis_of(r)
@@ -73,30 +71,30 @@ def _diagnosis_line(r: dict[str, Any]) -> str:
         return ""
     text = d["text"] or (f"the output equals the reading{'s' if len(d['readings']) != 1 else ''} "
                          + ", ".join(d["readings"]))
-    return "" if text in str(r.get("message") or "") else f"Diagnosis: {text}"
+    return "" if text in str(r.message or "") else f"Diagnosis: {text}"
 
 
-def render_junit(doc: dict[str, Any]) -> str:
+def render_junit(doc: ResultsDocument) -> str:
     cases = []
-    for r in doc["results"]:
-        classname, name = _split_id(r["id"])
+    for r in doc.results:
+        classname, name = _split_id(r.id)
         element, message = junit_outcome(r)
         m, d = common.margin_of(r), common.diagnosis_of(r)
         cases.append({"r": r, "classname": classname, "name": name,
                       "element": element, "message": message,
-                      "time": float(r.get("duration_s") or 0.0),
-                      "mismatches": _mismatch_lines(r), "crash": common.crash_line(r.get("crash")),
-                      "crash_output": common.crash_output(r.get("crash")),
+                      "time": float(r.duration_s or 0.0),
+                      "mismatches": _mismatch_lines(r), "crash": common.crash_line(r.crash),
+                      "crash_output": common.crash_output(r.crash),
                       "margin": None if m is None else repr(m),
                       "readings": ", ".join(d["readings"]) if d else "",
                       "diagnosis": _diagnosis_line(r)})
     verdicts = verdict_words(doc)
-    backend = doc.get("backend") or {}
+    backend = doc.backend or {}
     return common.environment(True).get_template("junit.xml.j2").render(
         doc=doc, cases=cases, counts=junit_counts(doc), verdicts=verdicts,
         backend_name=backend.get("name", ""), backend_class=backend.get("class", ""),
         load_files=_load_error_files(doc), incomplete=common.incomplete_line(doc),
-        shard=common.shard_line(doc), execution=common.execution_text(doc.get("execution")),
+        shard=common.shard_line(doc), execution=common.execution_text(doc.execution),
         tamper_proof=common.tamper_proof(doc), integrity=common.integrity_line(doc),
         flags=common.flags_text(doc), warnings=len(common.warnings_of(doc)),
-        largest=common.largest_margin(doc["results"]))
+        largest=common.largest_margin(doc.results))

@@ -1,13 +1,28 @@
-"""Results: one record per case (model), the verdict per feature level (verdicts), the results
-file, its only writer and its only reader (io), baselines of known failures (baseline) and the
-diff of two runs (diff). docs/results-format.md describes the file.
+"""Results: one record per case and its status (model: Result, Status), the verdict per feature
+level (verdicts), the results document, typed (document: ResultsDocument and its parts), the
+results file, its only writer and its only reader (io), baselines of known failures (baseline)
+and the diff of two runs (diff). docs/results-format.md describes the file.
 
-The names of model, verdicts and io are re-exported here: `from conformance.results import
-Result, FAILING, read` (baseline and diff are imported as modules: `from conformance.results
-import baseline`). FeatureLevel, the type of a verdict's levels, is re-exported for the reports,
-which read nothing of the suite but this package."""
+The names of model, document, verdicts and io are re-exported here: `from conformance.results
+import Result, Status, ResultsDocument, FAILING, read` (baseline and diff are imported as
+modules: `from conformance.results import baseline`). FeatureLevel, the type of a verdict's
+levels, is re-exported for the reports, which read nothing of the suite but this package."""
 
 from conformance.levels import FeatureLevel
+from conformance.results.document import (
+    BaselineSummary,
+    Execution,
+    LoadError,
+    MergedExecution,
+    MustpassRef,
+    Platform,
+    Record,
+    ResultsDocument,
+    Shard,
+    ShardRun,
+    Verdict,
+    execution_of,
+)
 from conformance.results.io import (
     FORMAT,
     ResultsFileError,
@@ -23,6 +38,7 @@ from conformance.results.model import (
     STATUSES,
     UNSAFE,
     Result,
+    Status,
     counted,
     decisive,
     safe_text,
@@ -48,15 +64,28 @@ __all__ = [
     "STATUSES",
     "UNSAFE",
     "VERDICT_LEVELS",
+    "BaselineSummary",
+    "Execution",
     "FeatureLevel",
+    "LoadError",
+    "MergedExecution",
+    "MustpassRef",
+    "Platform",
+    "Record",
     "Result",
+    "ResultsDocument",
     "ResultsFileError",
+    "Shard",
+    "ShardRun",
+    "Status",
+    "Verdict",
     "chosen_level",
     "conformant_text",
     "counted",
     "decisive",
     "diagnoses",
     "document",
+    "execution_of",
     "exit_status",
     "platform_info",
     "read",

@@ -33,11 +33,12 @@ import yaml
 
 from conformance.casefile import id_matcher, id_matches
 from conformance.flags import ExecutionFlags
-from conformance.results.model import FAILING, Result
+from conformance.results.document import BaselineSummary
+from conformance.results.model import FAILING, Result, Status
 
 #: The statuses a baseline entry turns into XPASS: the passing statuses of a judged case
 #: (XPASS itself is only made here).
-PASSED = ("PASS", "QUALITY_WARNING")
+PASSED = (Status.PASS, Status.QUALITY_WARNING)
 
 #: The statuses an entry may expect: those that fail a run.
 ENTRY_STATUSES = FAILING
@@ -133,17 +134,21 @@ class Applied:
     @property
     def expected(self) -> list[str]:
         """The ids of the expected failures that no waiver forgives (XFAIL, no waiver)."""
-        return [r.id for r in self.results if r.status == "XFAIL" and r.waiver is None]
+        return [r.id for r in self.results if r.status == Status.XFAIL and r.waiver is None]
 
     @property
     def waived(self) -> list[str]:
         """The ids of the waived failures (XFAIL with a waiver)."""
-        return [r.id for r in self.results if r.status == "XFAIL" and r.waiver is not None]
+        return [r.id for r in self.results if r.status == Status.XFAIL and r.waiver is not None]
+
+    def summary(self, path: str) -> BaselineSummary:
+        """What the results document says of the baseline applied (`path`: as given)."""
+        return BaselineSummary(path=path, tags=self.tags, xpass=self.xpass,
+                               expected=self.expected, waived=self.waived, stale=self.stale,
+                               not_applying=self.not_applying)
 
     def to_json(self, path: str) -> dict[str, Any]:
-        return {"path": path, "tags": self.tags, "xpass": self.xpass,
-                "expected": self.expected, "waived": self.waived, "stale": self.stale,
-                "not_applying": self.not_applying}
+        return self.summary(path).to_json()
 
 
 def _patterns(where: str, tag: str, raw: Any) -> tuple[str, ...]:
@@ -310,14 +315,14 @@ def apply(baseline: Baseline, found: list[Result], today: dt.date | None = None,
         same = next((e for e in entries if e.status == r.status), None)
         if same is not None:
             word = "waived" if same.waiver else "expected"
-            out.append(replace(r, status="XFAIL",
+            out.append(replace(r, status=Status.XFAIL,
                                message=f"{word} {r.status} ({same.note()}): {r.message}",
                                waiver=same.waiver_record() if same.waiver else None))
         elif r.status in PASSED and entries:
             e = entries[0]
-            how = "passed" if r.status == "PASS" else "passed with a QUALITY_WARNING"
+            how = "passed" if r.status == Status.PASS else "passed with a QUALITY_WARNING"
             extra = f": {r.message}" if r.message else ""
-            out.append(replace(r, status="XPASS", message=(
+            out.append(replace(r, status=Status.XPASS, message=(
                 f"{how}, but the baseline {'waives' if e.waiver else 'expects'} {e.status} "
                 f"({e.note()}){extra}")))
             xpass.append(r.id)
@@ -338,17 +343,19 @@ def apply(baseline: Baseline, found: list[Result], today: dt.date | None = None,
     return Applied(out, xpass, stale, not_applying, tags)
 
 
-def join(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The baseline records (Applied.to_json) of the shards of one run joined (`dmlconf
+def join(records: Sequence[BaselineSummary]) -> BaselineSummary:
+    """The baseline records (Applied.summary) of the shards of one run joined (`dmlconf
     merge`): every id XPASS, expected or waived in a shard; an entry stale when expired, or
     when it matched no case in any shard; the tags and the entries not for this run as the
     first shard's (the same run); a pattern of a list stale where it matched no case in any
-    shard. Records from before tags and waivers lack those keys."""
+    shard. Records from before tags and waivers lack those keys (read as empty)."""
     first = records[0]
-    stale = [e for e in first.get("stale", [])
+    stale = [e for e in first.stale
              if str(e.get("why", "")).startswith("expired")
-             or all(e in r.get("stale", []) for r in records)]
-    return {"path": first.get("path"), "tags": first.get("tags", {}),
-            **{key: sorted({i for r in records for i in r.get(key, [])})
-               for key in ("xpass", "expected", "waived")},
-            "stale": stale, "not_applying": first.get("not_applying", [])}
+             or all(e in r.stale for r in records)]
+    return BaselineSummary(
+        path=first.path, tags=first.tags,
+        xpass=sorted({i for r in records for i in r.xpass}),
+        expected=sorted({i for r in records for i in r.expected}),
+        waived=sorted({i for r in records for i in r.waived}),
+        stale=stale, not_applying=first.not_applying)

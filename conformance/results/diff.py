@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.results.model import FAILING, PASSING, counted
+from conformance.results.document import ResultsDocument
+from conformance.results.model import FAILING, PASSING, Status, counted
 
 #: Top-level fields whose difference says the two runs are not of the same thing. The
 #: execution flags change the judgement (the float16 envelope widens under
@@ -30,7 +31,7 @@ RUN_FIELDS = (("backend", "name"), ("backend", "class"), ("backend", "capabiliti
               ("feature_level",), ("execution_flags",), ("case_set_sha256",),
               ("suite_version",))
 #: A change between these two is one of quality, neither a regression nor a fix: both pass.
-QUALITY = frozenset({"PASS", "QUALITY_WARNING"})
+QUALITY = frozenset({Status.PASS, Status.QUALITY_WARNING})
 #: The old status of a case OLD lacks.
 ABSENT = "ABSENT"
 
@@ -57,8 +58,8 @@ class Diff:
     added: list[tuple[str, str]] = field(default_factory=list)
     removed: list[tuple[str, str]] = field(default_factory=list)  # (id, status in OLD)
     run: list[tuple[str, Any, Any]] = field(default_factory=list)  # (field, old, new)
-    old_summary: dict[str, int] = field(default_factory=dict)
-    new_summary: dict[str, int] = field(default_factory=dict)
+    old_summary: dict[Status, int] = field(default_factory=dict)
+    new_summary: dict[Status, int] = field(default_factory=dict)
     #: NEW's failures: how many FAIL, ERROR or TIMEOUT (its baseline did not expect them), the
     #: ids of its XFAILs that are no waiver, and (id, waiver) of the waived ones.
     failing: int = 0
@@ -66,53 +67,53 @@ class Diff:
     waived: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
-def _get(doc: dict[str, Any], keys: tuple[str, ...]) -> Any:
-    for key in keys:
-        doc = doc.get(key) if isinstance(doc, dict) else None
-    if keys == ("execution_flags",) and doc is None:
-        doc = []
-    if keys == ("backend", "class") and isinstance(doc, str):
+def _get(doc: ResultsDocument, keys: tuple[str, ...]) -> Any:
+    """The value of a RUN_FIELDS field (None where the document lacks it)."""
+    value: Any = getattr(doc, keys[0]) if doc.has(keys[0]) else None
+    for key in keys[1:]:
+        value = value.get(key) if isinstance(value, dict) else None
+    if keys == ("execution_flags",) and value is None:
+        value = []
+    if keys == ("backend", "class") and isinstance(value, str):
         # a backend loaded from a file gets a generated module name, different every run
-        doc = re.sub(r"^_dmlconf_backend_\w+?\.", "<file>.", doc)
-    return doc
+        value = re.sub(r"^_dmlconf_backend_\w+?\.", "<file>.", value)
+    return value
 
 
-def compare(old: dict[str, Any], new: dict[str, Any], old_path: str = "OLD",
+def compare(old: ResultsDocument, new: ResultsDocument, old_path: str = "OLD",
             new_path: str = "NEW") -> Diff:
-    diff = Diff(str(old_path), str(new_path), old_summary=dict(old.get("summary", {})),
-                new_summary=dict(new.get("summary", {})))
+    diff = Diff(str(old_path), str(new_path), old_summary=dict(old.summary),
+                new_summary=dict(new.summary))
     for keys in RUN_FIELDS:
         a, b = _get(old, keys), _get(new, keys)
         if a != b:
             diff.run.append((".".join(keys), a, b))
-    before = {r["id"]: r for r in old["results"]}
-    after = {r["id"]: r for r in new["results"]}
+    before = {r.id: r for r in old.results}
+    after = {r.id: r for r in new.results}
     for case_id, r in after.items():
         if case_id not in before:
-            if r["status"] in FAILING:
-                diff.newly_failing.append(Change(case_id, ABSENT, r["status"], "",
-                                                 r.get("message", "")))
+            if r.status in FAILING:
+                diff.newly_failing.append(Change(case_id, ABSENT, r.status, "", r.message))
             else:
-                diff.added.append((case_id, r["status"]))
+                diff.added.append((case_id, r.status))
             continue
         o = before[case_id]
-        change = Change(case_id, o["status"], r["status"], o.get("message", ""),
-                        r.get("message", ""))
-        if r["status"] in FAILING and o["status"] not in FAILING:
+        change = Change(case_id, o.status, r.status, o.message, r.message)
+        if r.status in FAILING and o.status not in FAILING:
             diff.newly_failing.append(change)
-        elif r["status"] in PASSING and o["status"] not in PASSING:
+        elif r.status in PASSING and o.status not in PASSING:
             diff.newly_passing.append(change)  # FAIL -> QUALITY_WARNING is a fix
-        elif {o["status"], r["status"]} == QUALITY:
+        elif {o.status, r.status} == QUALITY:
             diff.quality.append(change)
-        elif (o["status"], change.old_message) != (r["status"], change.new_message) and not (
-                o["status"] in PASSING and r["status"] in PASSING):
+        elif (o.status, change.old_message) != (r.status, change.new_message) and not (
+                o.status in PASSING and r.status in PASSING):
             diff.changed.append(change)
-    diff.removed = [(i, r["status"]) for i, r in before.items() if i not in after]
-    diff.failing = sum(r["status"] in FAILING for r in after.values())
+    diff.removed = [(i, r.status) for i, r in before.items() if i not in after]
+    diff.failing = sum(r.status in FAILING for r in after.values())
     for case_id, r in after.items():
-        if r["status"] == "XFAIL" and isinstance(r.get("waiver"), dict):
-            diff.waived.append((case_id, r["waiver"]))
-        elif r["status"] == "XFAIL":
+        if r.status == Status.XFAIL and isinstance(r.waiver, dict):
+            diff.waived.append((case_id, r.waiver))
+        elif r.status == Status.XFAIL:
             diff.expected.append(case_id)
     return diff
 

@@ -30,10 +30,19 @@ import numpy as np
 from conformance import __version__
 from conformance.levels import FeatureLevel
 from conformance.results import mustpass
+from conformance.results.document import (
+    BaselineSummary,
+    Execution,
+    LoadError,
+    MergedExecution,
+    ResultsDocument,
+    Shard,
+)
 from conformance.results.model import STATUSES, Result, sanitise, summary
 from conformance.results.verdicts import diagnoses, verdicts
 
 FORMAT = "dml-conformance-results/1"
+
 #: What `format` starts with in every version of the results format.
 FORMAT_NAME = FORMAT.rsplit("/", 1)[0] + "/"
 
@@ -56,19 +65,18 @@ def platform_info() -> dict[str, str]:
 def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256: str,
              claimed: FeatureLevel, started_at: str, finished_at: str, duration_s: float,
              command: str, case_paths: list[str],
-             baseline: dict[str, Any] | None = None,
-             load_errors: list[dict[str, Any]] | None = None,
-             execution: dict[str, Any] | None = None,
-             shard: dict[str, Any] | None = None,
-             execution_flags: list[str] | None = None) -> dict[str, Any]:
-    """The results document. load_errors: case files (or cases) that could not be loaded,
-    {"file", "line", "message"} each: a run with any is incomplete ("complete": false) and
-    exits 1. execution: how the cases were run (workers, isolation, limits). shard: for one
-    shard of a sharded run, {"index", "count", "cases", "of_cases", "full_case_set_sha256"}
-    (`dmlconf merge` joins the shards). execution_flags: the DML_EXECUTION_FLAGS by name ([]:
-    NONE). "diagnoses" counts the FAILs each misreading of the catalogue was recognised in.
-    Its text is sanitised (safe_text) like the results': the backend's capabilities, the
-    command, paths and load errors may hold anything."""
+             baseline: BaselineSummary | None = None,
+             load_errors: list[LoadError] | None = None,
+             execution: Execution | MergedExecution | None = None,
+             shard: Shard | None = None,
+             execution_flags: list[str] | None = None) -> ResultsDocument:
+    """The results document. load_errors: case files (or cases) that could not be loaded: a
+    run with any is incomplete ("complete": false) and exits 1. execution: how the cases were
+    run (workers, isolation, limits). shard: for one shard of a sharded run (`dmlconf merge`
+    joins the shards). execution_flags: the DML_EXECUTION_FLAGS by name ([]: NONE).
+    "diagnoses" counts the FAILs each misreading of the catalogue was recognised in. Its text
+    is sanitised (safe_text) like the results': the backend's capabilities, the command, paths
+    and load errors may hold anything."""
     doc = sanitise({
         "format": FORMAT,
         "suite_version": __version__,
@@ -84,26 +92,26 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
         "duration_s": round(duration_s, 3),
         "summary": summary(results),
         "ambiguous": summary([r for r in results if r.ambiguous]),
-        "verdict": verdicts(results, claimed),
+        "verdict": {level: v.to_json() for level, v in verdicts(results, claimed).items()},
         "mustpass": {"suite_version": mustpass.committed().suite_version,
                      "case_set_sha256": mustpass.committed().case_set_sha256},
         "diagnoses": diagnoses(results),
-        "baseline": baseline,
+        "baseline": None if baseline is None else baseline.to_json(),
         "complete": not load_errors,
-        "load_errors": list(load_errors or []),
-        "execution": execution,
-        "shard": shard,
+        "load_errors": [e.to_json() for e in load_errors or []],
+        "execution": None if execution is None else execution.to_json(),
+        "shard": None if shard is None else shard.to_json(),
     })
-    doc["results"] = [r.to_json() for r in results]  # sanitised when they were made
-    return doc
+    doc["results"] = results  # sanitised when they were made
+    return ResultsDocument.from_json(doc)
 
 
-def write(doc: dict[str, Any], path: str | Path) -> None:
+def write(doc: ResultsDocument, path: str | Path) -> None:
     """Atomically: the old file or the new one is there, never a partial one. Streamed: each
     top-level field on a line of its own, then one result per line (a compatible layout:
     any JSON reader reads it whole; docs/profile.md), so the whole document is never held
-    as one indented text."""
-    write_atomic(_lines(doc), path)
+    as one indented text. A document read writes back as it was read (ResultsDocument)."""
+    write_atomic(_lines(doc.to_json()), path)
 
 
 def _lines(doc: dict[str, Any]) -> Iterable[str]:
@@ -272,10 +280,12 @@ def result_problem(record: Any, where: str = "") -> str | None:
     return wrong
 
 
-def read(path: str | Path) -> dict[str, Any]:
+def read(path: str | Path) -> ResultsDocument:
     """The results document of a results file, checked against the format (module docstring)
     and sanitised (safe_text: an old or hand-made file follows the rule results are written
-    by). ResultsFileError, one line naming the file and what is wrong, when it is not one."""
+    by). ResultsFileError, one line naming the file and what is wrong, when it is not one.
+    Written back (write), it gives the same JSON: the fields it lacks are left out, those the
+    format does not document kept (ResultsDocument.to_json)."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
@@ -295,4 +305,6 @@ def read(path: str | Path) -> dict[str, Any]:
     if wrong:
         raise ResultsFileError(f"{path}: not a dmlconf results document ({FORMAT}, "
                                f"docs/results-format.md): {wrong}")
-    return sanitise(doc)
+    # the results are sanitised as they are made (Result)
+    return ResultsDocument.from_json({sanitise(k): v if k == "results" else sanitise(v)
+                                      for k, v in doc.items()})

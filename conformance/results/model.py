@@ -1,24 +1,49 @@
-"""The result of one case (Result), the statuses and their meaning for a run, and the one rule
-every writer of a result's text follows (safe_text): docs/results-format.md, "Results"."""
+"""The result of one case (Result), the statuses and their meaning for a run (Status), and the
+one rule every writer of a result's text follows (safe_text): docs/results-format.md,
+"Results"."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from enum import Enum
 from typing import Any
 
-STATUSES = ("PASS", "QUALITY_WARNING", "FAIL", "ERROR", "TIMEOUT", "NOT_SUPPORTED", "XFAIL",
-            "XPASS")
+
+class Status(str, Enum):
+    """A result's status. A str (`Status.PASS == "PASS"`, a key of a dict of counts either
+    way): JSON writes it as its name ("PASS"), str() and f-strings give the name, and
+    Status("PASS") reads it back (ValueError for any other text). docs/results-format.md,
+    "Statuses"."""
+
+    PASS = "PASS"
+    QUALITY_WARNING = "QUALITY_WARNING"
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+    TIMEOUT = "TIMEOUT"
+    NOT_SUPPORTED = "NOT_SUPPORTED"
+    XFAIL = "XFAIL"
+    XPASS = "XPASS"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+STATUSES: tuple[Status, ...] = tuple(Status)
 #: Statuses that fail a run: a wrong result (FAIL), a backend or case that could not run
 #: (ERROR: an exception, a crash of an isolated worker, memory exhausted) or a case that ran
 #: past the per-case timeout in an isolated worker (TIMEOUT).
-FAILING = ("FAIL", "ERROR", "TIMEOUT")
+FAILING: tuple[Status, ...] = (Status.FAIL, Status.ERROR, Status.TIMEOUT)
 #: Statuses that count as passing: QUALITY_WARNING (inside the legal envelope of the platform's
 #: arithmetic rules, outside the suite's strict one-rounding reading: docs/tolerances.md) and a
 #: case a baseline expected to fail that passed (XPASS); an expected failure (XFAIL) is still a
 #: failure for the verdict, unless a waiver forgives it (Result.waiver: results.verdicts).
-PASSING = ("PASS", "QUALITY_WARNING", "XPASS")
+PASSING: tuple[Status, ...] = (Status.PASS, Status.QUALITY_WARNING, Status.XPASS)
 
 
 def counted(n: int, noun: str, plural: str = "") -> str:
@@ -75,10 +100,31 @@ def sanitise(value: Any) -> Any:
     return value
 
 
+def shaped(known: dict[str, Any], extra: Mapping[str, Any],
+           keys: Sequence[str] | None) -> dict[str, Any]:
+    """The JSON of a record of the results document (a Result, a part of a ResultsDocument):
+    `known`, its documented fields in the format's order, and `extra`, those the format does
+    not document, in the order of `keys`, the keys of the JSON it was read from (None: made
+    here, the format's order, `extra` after). A documented field that `keys` lacks (an older
+    document's) is left out, so that a record read writes back as it was read; an extra field
+    not in `keys` (set since) comes last."""
+    if keys is None:
+        return {**known, **extra} if extra else known
+    out = {}
+    for key in keys:
+        if key in extra:
+            out[key] = extra[key]
+        elif key in known:
+            out[key] = known[key]
+    for key, value in extra.items():
+        out.setdefault(key, value)
+    return out
+
+
 @dataclass
 class Result:
     id: str
-    status: str
+    status: Status
     message: str = ""
     duration_s: float = 0.0
     operators: list[str] = field(default_factory=list)
@@ -108,12 +154,25 @@ class Result:
     #: {"cases": its id pattern, "reason", "issue": a URL or None, "expires": "YYYY-MM-DD"}.
     #: None otherwise (a plain expected failure, any other status).
     waiver: dict[str, Any] | None = None
+    #: Fields of a result read from a document that the format does not document (a later
+    #: suite's): kept, and written back after the others. Not a field of the format.
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: The keys of the JSON the result was read from where they are not to_json()'s (an older
+    #: document's, which lacks the newer fields; another order): to_json() gives them back.
+    #: None for a result made here. Not a field of the format, not compared.
+    json_keys: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Every field is sanitised as it is set: by the constructor (and so by from_json and
         dataclasses.replace) and by any later assignment, so that every writer (the journal,
         the results JSON, the reports, the terminal) gets the same safe text. A list or dict
-        set as a field is a copy: append to a result's list only through a new assignment."""
+        set as a field is a copy: append to a result's list only through a new assignment.
+        The status is made a Status: text that is none is a ValueError."""
+        if name == "status":
+            if type(value) is not Status:
+                value = _status(value)
+            object.__setattr__(self, name, value)
+            return
         object.__setattr__(self, name, sanitise(value))
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -123,20 +182,46 @@ class Result:
             setattr(self, name, value)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Result:
-        """A result from its to_json() dict (keys it does not know are dropped)."""
-        return cls(**{k: v for k, v in data.items() if k in _FIELDS})
+    def from_json(cls, data: Mapping[str, Any]) -> Result:
+        """A result from its to_json() dict (a result of a results document): the keys the
+        format does not document are kept in `extra`, and where the keys are not to_json()'s
+        (an older document's), they are kept in `json_keys`, so that to_json() gives `data`
+        back."""
+        result = cls(**{k: v for k, v in data.items() if k in _NAMES})
+        keys = tuple(data)
+        if keys != _KEYS:
+            extra = {k: v for k, v in data.items() if k not in _NAMES}
+            if extra:
+                result.extra = extra
+            result.json_keys = keys
+        return result
+
+    def has(self, key: str) -> bool:
+        """Whether the JSON the result was read from has the field `key` (a result made here
+        has every field)."""
+        return self.json_keys is None or key in self.json_keys
 
     def to_json(self) -> dict[str, Any]:
         """The fields as a dict for JSON (shallow: its lists are the result's own; asdict's
         deep copy cost more than the rest of writing a result)."""
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        extra, keys = out.pop("extra"), out.pop("json_keys")
+        return out if keys is None and not extra else shaped(out, extra, keys)
 
 
-_FIELDS = {f.name for f in fields(Result)}
+def _status(value: Any) -> Status:
+    try:
+        return Status(value)
+    except ValueError:
+        raise ValueError(f"status {value!r} is none of {', '.join(STATUSES)}") from None
 
 
-def summary(results: list[Result]) -> dict[str, int]:
+#: The fields of a result in the results format, in to_json()'s order.
+_KEYS = tuple(f.name for f in fields(Result) if f.name not in ("extra", "json_keys"))
+_NAMES = frozenset(_KEYS)
+
+
+def summary(results: list[Result]) -> dict[Status, int]:
     counts = Counter(r.status for r in results)
     return {s: counts.get(s, 0) for s in STATUSES}
 

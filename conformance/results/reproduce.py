@@ -29,9 +29,9 @@ import re
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from conformance.levels import FeatureLevel
+from conformance.results.document import ResultsDocument
 
 __all__ = ["chosen_level", "repro_json", "reproduce_command"]
 
@@ -66,12 +66,12 @@ def reproduce_command(case_id: str, case_paths: Sequence[str | Path], backend: s
     return shlex.join(words)
 
 
-def chosen_level(doc: Mapping[str, Any]) -> str | None:
+def chosen_level(doc: ResultsDocument) -> str | None:
     """The level a results document's run chose: the level it claimed where that is below the
     backend's highest (its capabilities' feature_level); None where it claimed the highest, the
     default, or the document does not say."""
-    claimed = doc.get("feature_level")
-    backend = doc.get("backend")
+    claimed = doc.feature_level if doc.has("feature_level") else None
+    backend = doc.backend
     capabilities = backend.get("capabilities") if isinstance(backend, Mapping) else None
     highest = capabilities.get("feature_level") if isinstance(capabilities, Mapping) else None
     if not isinstance(claimed, str) or not isinstance(highest, str) or claimed == highest:

@@ -4,12 +4,20 @@ counted by the misreading they were diagnosed as (docs/results-format.md, "The v
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from conformance import ops
 from conformance.levels import FeatureLevel
 from conformance.results import mustpass as mustpass_lists
-from conformance.results.model import FAILING, PASSING, Result, counted, decisive, summary
+from conformance.results.document import Verdict
+from conformance.results.model import (
+    FAILING,
+    PASSING,
+    Result,
+    Status,
+    counted,
+    decisive,
+    summary,
+)
 from conformance.results.mustpass import Mustpass
 
 #: The levels at which an operator appears or its tables change: the levels a verdict is given
@@ -20,7 +28,7 @@ VERDICT_LEVELS: tuple[FeatureLevel, ...] = tuple(sorted(
 
 
 def verdicts(results: list[Result], claimed: FeatureLevel,
-             mustpass: Mustpass | None = None) -> dict[str, dict[str, Any]]:
+             mustpass: Mustpass | None = None) -> dict[str, Verdict]:
     """Per distinguished feature level up to the claimed one. Mandatory at a level: the cases
     needing it or less, not ambiguous, not limited to levels below the claimed one
     (mustpass.mandatory: such a case is not run, NOT_SUPPORTED; a run claiming a lower level
@@ -35,7 +43,7 @@ def verdicts(results: list[Result], claimed: FeatureLevel,
     list)."""
     mp = mustpass_lists.committed() if mustpass is None else mustpass
     ran = {r.id for r in results}
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Verdict] = {}
     for level in VERDICT_LEVELS:
         if level > claimed:
             break
@@ -48,24 +56,23 @@ def verdicts(results: list[Result], claimed: FeatureLevel,
         counts = summary(mandatory)
         required = mp.required(level, claimed)
         covered = required is not None and required <= ran
-        waivers = sum(r.status == "XFAIL" and r.waiver is not None for r in mandatory)
+        waivers = sum(r.status == Status.XFAIL and r.waiver is not None for r in mandatory)
         passed = sum(counts[s] for s in PASSING) + waivers == len(mandatory)
-        out[str(level)] = {
-            "conformant": (False if not passed else True if covered and mandatory else None),
-            "mandatory": len(mandatory),
-            "mustpass": None if required is None else len(required),
-            "mustpass_run": None if required is None else len(required & ran),
-            "waivers": waivers,
-            **counts,
-        }
+        out[str(level)] = Verdict(
+            conformant=False if not passed else True if covered and mandatory else None,
+            mandatory=len(mandatory),
+            mustpass=None if required is None else len(required),
+            mustpass_run=None if required is None else len(required & ran),
+            waivers=waivers,
+            counts=counts)
     return out
 
 
-def conformant_text(v: dict[str, Any]) -> str:
+def conformant_text(v: Verdict) -> str:
     """The words of a conformant level's verdict (`v`: one level of verdicts()):
     "conformant", or "conformant with 2 waivers" where waived failures are among its
     mandatory cases (a document from before waivers has none)."""
-    n = v.get("waivers") or 0
+    n = v.waivers or 0
     return f"conformant with {counted(n, 'waiver')}" if n else "conformant"
 
 
@@ -79,7 +86,7 @@ def diagnoses(results: list[Result]) -> dict[str, int]:
     results after a baseline is applied, an expected failure (XFAIL) is not counted."""
     counts: Counter[str] = Counter()
     for r in results:
-        if r.status == "FAIL":
+        if r.status == Status.FAIL:
             counts.update((r.diagnosis or {}).get("readings") or [NOT_RECOGNISED])
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
@@ -87,7 +94,7 @@ def diagnoses(results: list[Result]) -> dict[str, int]:
 def exit_status(results: list[Result], strict: bool = False) -> int:
     """0 only when no decisive case FAILed, ERRORed or TIMED OUT (an XFAIL never fails the
     run); with strict, also when none unexpectedly passed (XPASS)."""
-    failing = (*FAILING, "XPASS") if strict else FAILING
+    failing = (*FAILING, Status.XPASS) if strict else FAILING
     return int(any(r.status in failing for r in decisive(results)))
 
 

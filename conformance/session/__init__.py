@@ -4,7 +4,7 @@ baseline and the results document (run.py: RunOptions and the Session), and the 
 reruns one case (reproduce.py).
 
     run.py            RunOptions, Session: one run, options in, results out
-    runner.py         one case: bindings, the backend's calls, the judgement -> Result
+    case_run.py       one case: bindings, the backend's calls, the judgement -> Result
     bindings.py       a case's guarded buffers, the executors of the backend's calls
     judging.py        what each output is judged against, what a FAIL keeps
     claims.py         what the runner reads of a backend: is a case its to run
@@ -21,6 +21,7 @@ reruns one case (reproduce.py).
 """
 
 from conformance.results.reproduce import chosen_level, reproduce_command
+from conformance.session.case_run import is_flaky
 from conformance.session.journal import JournalError
 from conformance.session.run import (
     CASES_PER_WORKER,
@@ -30,7 +31,6 @@ from conformance.session.run import (
     default_case_paths,
     default_workers,
 )
-from conformance.session.runner import is_flaky
 from conformance.session.workers import DEFAULT_TIMEOUT_S, Execution, WorkerError
 
 __all__ = ["CASES_PER_WORKER", "DEFAULT_JSON", "DEFAULT_TIMEOUT_S", "Execution", "JournalError",

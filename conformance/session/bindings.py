@@ -1,5 +1,5 @@
 """A case's buffers as the harness binds them, and where the backend's calls run on them
-(conformance.session.runner materialises them for each case, CaseRun).
+(conformance.session.case_run materialises them for each case, CaseRun).
 
 Each buffer lies between GUARD guard bytes, at an address aligned as its desc promises, and
 counts WORKING_COPIES times against the memory cap. An Executor runs the backend's calls on

@@ -1,4 +1,4 @@
-"""How the runner judges a run of a case's calls (conformance.session.runner._judge): what
+"""How the runner judges a run of a case's calls (conformance.session.case_run._judge): what
 each output is expected to be (the operator's expectations, from the expectations cache where
 the case makes every input, or the case's own values), how a relation between two outputs is
 judged, and what a FAIL keeps for the report (inputs, grids, first mismatches, the diagnosis).
@@ -23,7 +23,7 @@ from conformance.session.bindings import CaseError, _Binding
 
 
 class CaseBindings(Protocol):
-    """What judging reads of a run of a case's calls (runner.CaseRun): the bindings it made, by
+    """What judging reads of a run of a case's calls (case_run.CaseRun): the bindings it made, by
     reference ("call.tensor"), and the fill byte of each call's outputs."""
 
     @property

@@ -20,11 +20,11 @@ from typing import Any
 from conformance.backend import BackendLoadError
 from conformance.casefile import Case
 from conformance.levels import FeatureLevel
-from conformance.results import Result
+from conformance.results import Result, Status
+from conformance.session.case_run import new_result
 from conformance.session.execution import Execution
 from conformance.session.pool import MAX_FAILED_STARTS, Pool
 from conformance.session.remote import WorkerError
-from conformance.session.runner import new_result
 from conformance.session.worker_handle import EXIT_GRACE_S, describe_exit
 from conformance.session.worker_main import die_with_parent
 
@@ -218,7 +218,7 @@ class ParallelPool:
             again = [k for k in judge.queue if k != index]
             todo.extendleft(reversed(again))
             if index >= 0 and index in judge.queue:
-                result = new_result(cases[index], "ERROR", (
+                result = new_result(cases[index], Status.ERROR, (
                     f"the harness's judge process running the case {how}; the run went on "
                     "with a new one (the judge holds the case's buffers: out of memory?)"))
                 result.crash = {"exit_code": judge.process.exitcode, "signal": name,

@@ -16,10 +16,10 @@ from typing import Any
 
 from conformance.casefile import Case
 from conformance.levels import FeatureLevel
-from conformance.results import Result
+from conformance.results import Result, Status
+from conformance.session.case_run import new_result, run_case
 from conformance.session.execution import Execution
 from conformance.session.remote import Claims, WorkerError
-from conformance.session.runner import new_result, run_case
 from conformance.session.worker_handle import EXIT_GRACE_S, Worker, WorkerLost, describe_exit
 
 #: Workers (or judge processes) lost in a row without a case finished in between (dying while
@@ -38,7 +38,7 @@ class _Slot:
 
 class Pool:
     """One worker process running the backend, driven from the calling thread: each case is run
-    and judged here (runner.run_case), each call of the backend a request to the worker."""
+    and judged here (case_run.run_case), each call of the backend a request to the worker."""
 
     def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution) -> None:
         self.backend, self.level, self.execution = backend, level, execution
@@ -176,23 +176,23 @@ class Pool:
                                  "output": worker.output_since(offset)}
         after = "; its worker was killed and the run went on with a new one"
         if lost.how == "timeout":
-            result = new_result(case, "TIMEOUT", (
+            result = new_result(case, Status.TIMEOUT, (
                 f"the case ran past the per-case timeout of {self.execution.timeout_s:g} s "
                 f"(--timeout){after}"))
             crash["signal"] = "SIGKILL"
         elif lost.how == "died":
             how, crash["signal"] = describe_exit(exitcode)
-            result = new_result(case, "ERROR", (
+            result = new_result(case, Status.ERROR, (
                 f"the backend crashed: its worker process {how} while running the case; the "
                 f"run went on with a new worker"))
         elif lost.how == "channel":
-            result = new_result(case, "ERROR", (
+            result = new_result(case, Status.ERROR, (
                 "the backend's worker closed its channel to the harness while running the case "
                 f"(did the backend close file descriptors it does not own?){after}"))
         elif lost.how == "broken":
-            result = new_result(case, "ERROR", f"{lost.detail}{after}")
+            result = new_result(case, Status.ERROR, f"{lost.detail}{after}")
         else:
-            result = new_result(case, "ERROR", (
+            result = new_result(case, Status.ERROR, (
                 f"the backend's worker sent an answer the harness cannot trust ({lost.detail}) "
                 f"while running the case{after}"))
         result.crash = crash

@@ -4,11 +4,11 @@ the cases; this module is what crosses the process boundary).
 A worker holds the backend and nothing else of a run: it builds the backend once, then answers
 requests for the backend's calls one at a time: unsupported_reason; create_operator; and
 "dispatch", create_operator then execute on the case's buffers. The harness runs every case
-itself (runner.run_case: materialising the buffers, the guard and input checks, the expected
+itself (case_run.run_case: materialising the buffers, the guard and input checks, the expected
 values, the judgement, the results) with a RemoteBackend as the runner's executor, so no code
 of the backend ever runs in the process that judges it:
 
-    harness (runner.run_case, the judge)              worker (the backend only)
+    harness (case_run.run_case, the judge)              worker (the backend only)
     ------------------------------------              -------------------------
     private bindings --write--> arena file <--mmap-- views of the arena
     ("dispatch", seq, call, layout) -------channel-->  backend.create_operator(call)
@@ -269,7 +269,7 @@ class _Arena:
                     raise
             self.size = size
         for (_, offset, _, _), b in zip(layout, bindings.values(), strict=True):
-            view = memoryview(b.guarded)
+            view = b.guarded.data
             self.file.seek(offset)
             while view:
                 view = view[self.file.write(view):]
@@ -279,7 +279,7 @@ class _Arena:
             layout: list[tuple[str, int, int, int]]) -> None:
         """The arena's bytes copied back into the harness's private bindings."""
         for (tensor, offset, _, _), b in zip(layout, bindings.values(), strict=True):
-            view = memoryview(b.guarded)
+            view = b.guarded.data
             self.file.seek(offset)
             while view:
                 n = self.file.readinto(view)

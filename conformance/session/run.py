@@ -47,7 +47,7 @@ from conformance.results import baseline as baselines
 from conformance.results.reproduce import reproduce_command
 from conformance.session import journal as journals
 from conformance.session import shards
-from conformance.session.runner import default_memory_cap, retry_failures
+from conformance.session.case_run import default_memory_cap, retry_failures
 from conformance.session.workers import (
     CaseRunner,
     Execution,
@@ -118,7 +118,8 @@ class _Selection(Sequence[Case]):
     one is read (a shard runs its own cases only)."""
 
     def __init__(self, entries: list[Indexed], errors: list[CaseFileError] | None) -> None:
-        self._entries, self._errors, self._cases = entries, errors, None
+        self._entries, self._errors = entries, errors
+        self._cases: list[Case] | None = None
 
     def _built(self) -> list[Case]:
         if self._cases is None:
@@ -185,7 +186,7 @@ class Session:
             chosen = select_indexed(index(self.paths, errors), o.patterns)
             self.shard = None
             if o.shard:
-                mine, self.shard = shards.take(chosen, *shards.parse(o.shard))  # type: ignore
+                mine, self.shard = shards.take(chosen, *shards.parse(o.shard))
                 self._launch(launch, len(mine))
                 self.cases = build_indexed(mine, errors)
                 self.selected = _Selection(chosen, errors)
@@ -375,7 +376,7 @@ class Session:
                                   environment)
 
     # -- the results ----------------------------------------------------------------------
-    def document(self, command: str) -> dict[str, Any]:
+    def document(self, command: str) -> results.ResultsDocument:
         """The results document of the run (after run()). command: the command line as
         given."""
         assert self.runner is not None and self.journal is not None and self.execution
@@ -389,20 +390,22 @@ class Session:
             finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
             duration_s=self.duration_s, command=command,
             case_paths=[str(p) for p in self.paths],
-            baseline=self.applied.to_json(o.baseline) if self.applied else None,
-            load_errors=[{"file": e.path, "line": e.line, "message": e.message}
+            baseline=self.applied.summary(o.baseline) if self.applied and o.baseline else None,
+            load_errors=[results.LoadError(file=e.path, line=e.line, message=e.message)
                          for e in self.load_errors],
-            execution={**execution.to_json(), "certify": o.certify,
-                       "resumed_cases": len(self.journal.done), "retries": o.retries,
-                       **self._timings()},
-            shard=self.shard, execution_flags=execution.execution_flags.names)
+            execution=results.Execution.from_json(
+                {**execution.to_json(), "certify": o.certify,
+                 "resumed_cases": len(self.journal.done), "retries": o.retries,
+                 **self._timings()}),
+            shard=None if self.shard is None else results.Shard.from_json(self.shard),
+            execution_flags=execution.execution_flags.names)
 
     def _timings(self) -> dict[str, float]:
         """With DMLCONF_TIMINGS set (benchmarks/bench_harness.py): the seconds select() took,
         for the execution record; nothing otherwise (a results document is not noisier)."""
         return {"load_s": round(self.load_s, 3)} if os.environ.get("DMLCONF_TIMINGS") else {}
 
-    def write(self, doc: dict[str, Any]) -> None:
+    def write(self, doc: results.ResultsDocument) -> None:
         """Write the results file (atomically), then remove the journal: the run is whole."""
         assert self.journal is not None
         results.write(doc, self.options.json)

@@ -11,16 +11,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from conformance import results
-from conformance.casefile import Case, case_set_hash
+from conformance.casefile import case_set_hash
+from conformance.casefile.selection import Identified
 from conformance.levels import FeatureLevel
-from conformance.results import Result
+from conformance.results import (
+    BaselineSummary,
+    LoadError,
+    MergedExecution,
+    Result,
+    ResultsDocument,
+    Shard,
+    ShardRun,
+)
 from conformance.results import baseline as baselines
 
 T = TypeVar("T")
+CaseT = TypeVar("CaseT", bound=Identified)  # a Case, or the index entry of one (casefile.Indexed)
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
@@ -41,14 +52,15 @@ def deal(items: Sequence[T], index: int, count: int) -> list[T]:
     return list(items[index - 1::count])
 
 
-def take(cases: Sequence[Case], index: int, count: int) -> tuple[list[Case], dict[str, Any]]:
+def take(cases: Sequence[CaseT], index: int, count: int
+         ) -> tuple[list[CaseT], dict[str, Any]]:
     """The shard's cases, and the shard record of its results document."""
     mine = deal(cases, index, count)
     return mine, {"index": index, "count": count, "cases": len(mine), "of_cases": len(cases),
                   "full_case_set_sha256": case_set_hash(cases)}
 
 
-def _same(docs: list[tuple[str, dict[str, Any]]], what: str, get: Any) -> Any:
+def _same(docs: list[tuple[str, ResultsDocument]], what: str, get: Any) -> Any:
     values = {repr(get(d)) for _, d in docs}
     if len(values) > 1:
         listed = "; ".join(f"{p}: {get(d)!r}" for p, d in docs)
@@ -56,26 +68,33 @@ def _same(docs: list[tuple[str, dict[str, Any]]], what: str, get: Any) -> Any:
     return get(docs[0][1])
 
 
-def merge(docs: list[tuple[str, dict[str, Any]]], command: str
-          ) -> tuple[dict[str, Any], list[Result]]:
+def _of(shard: Shard, key: str) -> Any:
+    """A field of a shard record as its document gives it (None where it lacks it)."""
+    return getattr(shard, key) if shard.has(key) else None
+
+
+def merge(docs: list[tuple[str, ResultsDocument]], command: str
+          ) -> tuple[ResultsDocument, list[Result]]:
     """One results document from the documents of every shard of a run (path, document), and
     its results."""
     if not docs:
         raise MergeError("give the results files of the shards to merge")
+    shard_of: dict[str, Shard] = {}
     for path, doc in docs:
-        if not isinstance(doc.get("shard"), dict):
+        if not isinstance(doc.shard, Shard):
             raise MergeError(f"{path} is not one shard's results (it was not run with "
                              "--shard K/N)")
-    count = _same(docs, "shard counts", lambda d: d["shard"].get("count"))
-    full = _same(docs, "case sets", lambda d: d["shard"].get("full_case_set_sha256"))
-    of_cases = _same(docs, "case counts", lambda d: d["shard"].get("of_cases"))
-    _same(docs, "suite versions", lambda d: d.get("suite_version"))
-    _same(docs, "backends", lambda d: (d.get("backend") or {}).get("name"))
-    level = _same(docs, "feature levels", lambda d: d.get("feature_level"))
-    flags = _same(docs, "execution flags", lambda d: d.get("execution_flags") or [])
-    by_index: dict[int, tuple[str, dict[str, Any]]] = {}
+        shard_of[path] = doc.shard
+    count = _same(docs, "shard counts", lambda d: _of(d.shard, "count"))
+    full = _same(docs, "case sets", lambda d: _of(d.shard, "full_case_set_sha256"))
+    of_cases = _same(docs, "case counts", lambda d: _of(d.shard, "of_cases"))
+    _same(docs, "suite versions", lambda d: d.suite_version)
+    _same(docs, "backends", lambda d: (d.backend or {}).get("name"))
+    level = _same(docs, "feature levels", lambda d: d.feature_level)
+    flags = _same(docs, "execution flags", lambda d: d.execution_flags or [])
+    by_index: dict[int, tuple[str, ResultsDocument]] = {}
     for path, doc in docs:
-        k = doc["shard"].get("index")
+        k = _of(shard_of[path], "index")
         if k in by_index:
             raise MergeError(f"{path} and {by_index[k][0]} are both shard {k}/{count}")
         by_index[k] = (path, doc)
@@ -87,11 +106,13 @@ def merge(docs: list[tuple[str, dict[str, Any]]], command: str
     ordered: list[Result | None] = [None] * of_cases
     for k, (path, doc) in by_index.items():
         slots = list(range(of_cases))[k - 1::count]
-        if len(doc["results"]) != len(slots):
-            raise MergeError(f"{path}: shard {k}/{count} has {len(doc['results'])} results; "
+        if len(doc.results) != len(slots):
+            raise MergeError(f"{path}: shard {k}/{count} has {len(doc.results)} results; "
                              f"a shard {k} of {of_cases} cases has {len(slots)}")
-        for slot, r in zip(slots, doc["results"], strict=True):
-            ordered[slot] = Result.from_json(r)
+        for slot, r in zip(slots, doc.results, strict=True):
+            # as Result.from_json made them before the document was typed: every field, in
+            # to_json()'s order, those the format does not document dropped
+            ordered[slot] = r if r.json_keys is None else replace(r, extra={}, json_keys=None)
     found = [r for r in ordered if r is not None]
     seen: set[str] = set()
     for r in found:
@@ -99,32 +120,33 @@ def merge(docs: list[tuple[str, dict[str, Any]]], command: str
             raise MergeError(f"case {r.id} has results in two shards")
         seen.add(r.id)
     first = by_index[1][1]
-    load_errors: list[dict[str, Any]] = []
+    load_errors: list[LoadError] = []
     for _, doc in docs:
-        for e in doc.get("load_errors") or []:
+        for e in doc.load_errors or []:
             if e not in load_errors:
                 load_errors.append(e)
     merged = results.document(
-        found, backend=first.get("backend") or {}, case_set_sha256=full,
-        claimed=FeatureLevel.parse(level), started_at=min(d["started_at"] for _, d in docs),
-        finished_at=max(d["finished_at"] for _, d in docs),
-        duration_s=max(float(d.get("duration_s") or 0) for _, d in docs), command=command,
-        case_paths=first.get("case_paths") or [], baseline=_baselines(docs),
+        found, backend=first.backend or {}, case_set_sha256=full,
+        claimed=FeatureLevel.parse(level), started_at=min(d.started_at for _, d in docs),
+        finished_at=max(d.finished_at for _, d in docs),
+        duration_s=max(float(d.duration_s or 0) for _, d in docs), command=command,
+        case_paths=first.case_paths or [], baseline=_baselines(docs),
         load_errors=load_errors,
-        execution={"merged": [{"path": p, "shard": f"{d['shard']['index']}/{count}",
-                               "duration_s": d.get("duration_s"),
-                               "execution": d.get("execution")}
-                              for p, d in sorted(docs, key=lambda x: x[1]["shard"]["index"])]},
+        execution=MergedExecution(merged=[
+            ShardRun(path=p, shard=f"{shard_of[p].index}/{count}", duration_s=d.duration_s,
+                     execution=d.execution)
+            for p, d in sorted(docs, key=lambda x: shard_of[x[0]].index)]),
         execution_flags=flags)
-    merged["platform"] = first.get("platform", merged["platform"])
+    if first.has("platform"):
+        merged.platform = first.platform
     return merged, found
 
 
-def _baselines(docs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any] | None:
+def _baselines(docs: list[tuple[str, ResultsDocument]]) -> BaselineSummary | None:
     """The shards' baseline records joined (results.baseline.join): every XPASS, expected
     failure and waiver; an entry is stale when expired, or when it matched no case in any
     shard."""
-    applied = [d["baseline"] for _, d in docs if d.get("baseline")]
+    applied = [d.baseline for _, d in docs if d.baseline]
     if not applied:
         return None
     if len(applied) != len(docs):
@@ -132,7 +154,7 @@ def _baselines(docs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any] | None:
     return baselines.join(applied)
 
 
-def load(paths: Sequence[str | Path]) -> list[tuple[str, dict[str, Any]]]:
+def load(paths: Sequence[str | Path]) -> list[tuple[str, ResultsDocument]]:
     """Read each shard's results file (conformance.results.read, strict)."""
     try:
         return [(str(p), results.read(p)) for p in paths]

@@ -2,7 +2,7 @@
 
 A worker process holds the backend and nothing else of a run (conformance.session.remote: it answers
 requests for the backend's calls over a channel of its own, on buffers the harness owns). The
-harness runs every case itself, runner.run_case with the worker as the runner's executor, so no
+harness runs every case itself, case_run.run_case with the worker as the runner's executor, so no
 code of the backend runs where the guards, inputs and outputs are checked and judged:
 
     one worker (Pool):        harness thread: run_case, the judge --requests--> worker: backend
@@ -40,6 +40,7 @@ from conformance.backend import Backend, environment_of, load_backend
 from conformance.casefile import Case
 from conformance.levels import FeatureLevel
 from conformance.results import Result
+from conformance.session.case_run import run_case, run_cases
 from conformance.session.execution import (
     DEFAULT_TIMEOUT_S,
     Execution,
@@ -49,7 +50,6 @@ from conformance.session.execution import (
 from conformance.session.parallel_pool import ParallelPool
 from conformance.session.pool import Pool
 from conformance.session.remote import WorkerError
-from conformance.session.runner import run_case, run_cases
 from conformance.session.worker_handle import describe_exit
 from conformance.session.worker_main import data_segment_bytes
 

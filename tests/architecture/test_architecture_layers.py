@@ -68,7 +68,7 @@ def _is_tool(path: Path) -> bool:
 
 @pytest.mark.parametrize("source, target, allowed", [
     ("conformance.ops.base", "conformance.judge.compare", False),
-    ("conformance.results.io", "conformance.session.runner", False),
+    ("conformance.results.io", "conformance.session.case_run", False),
     ("conformance.session.run", "conformance.results", True),
     ("conformance.ops.resample.misreadings", "conformance.kit.misreading", True),
     ("conformance.ops.resample.misreadings", "conformance.judge.misreadings", False),

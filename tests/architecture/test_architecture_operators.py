@@ -1,7 +1,8 @@
 """The harness knows no operator: outside the operator packages (conformance/ops/<package>/), no
 file of conformance/ names an operator, its package, its pages, its attributes or their enum
-values, not even in a comment or docstring; and every operator package gives every generic
-family what it asks for (docs/operators.md), or says why the family does not apply."""
+values, not even in a comment or docstring; and every operator's examples (OperatorSpec.examples)
+give every generic family what it asks for (docs/operators.md), or say why the family does not
+apply."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from conformance import generate, ops, spec
 from conformance.judge.misreadings import CATALOGUE
 from conformance.levels import HIGHEST
 from conformance.ops.base import OperatorSpec
-from conformance.ops.examples import Breaking, ExampleCall
+from conformance.ops.examples import Breaking, ExampleCall, Examples
 from conformance.tensors import TensorDesc
 from tests.support import ROOT
 
@@ -103,7 +104,7 @@ def test_no_harness_file_names_an_operator() -> None:
             if hit:
                 found.append(f"{path.relative_to(ROOT)}:{line}: {hit.group(0)!r} in {text!r}")
     assert not found, ("operator knowledge outside conformance/ops/<package>/ (ask the operator "
-                       "through an OperatorSpec hook instead, docs/operators.md):\n"
+                       "through its spec or its examples instead, docs/operators.md):\n"
                        + "\n".join(found))
 
 
@@ -131,39 +132,41 @@ def _valid(s: OperatorSpec, example: ExampleCall) -> list[str]:
 
 
 def _ask(s: OperatorSpec, hook: str) -> None:
-    """Ask one hook of one operator and check what it gives."""
+    """Ask one hook of one operator's examples and check what it gives."""
+    x = s.examples
+    assert isinstance(x, Examples) and x.spec is s
     if hook == "table_examples":
-        examples = s.table_examples()
+        examples = x.table_examples()
         assert examples and len({e.slug for e in examples}) == len(examples)
         assert {e.dimension_count for e in examples} >= {t for table in s.support
                                                          for t in table.dimension_counts}
     elif hook == "layout_examples":
-        for e in s.layout_examples():
+        for e in x.layout_examples():
             assert e.data_types and len(e.sizes["InputTensor"]) == 4
             assert not _valid(s, e), (e, _valid(s, e))
-    elif hook == "selects_elements":
-        assert isinstance(s.selects_elements(_call(s, s.draw_call(first))), bool)
+            assert isinstance(s.selects_elements(_call(s, e)), bool)  # the family asks it too
     elif hook == "draw_call":
+        assert isinstance(s.selects_elements(_call(s, x.draw_call(first))), bool)
         for pick in (first, last):
             for selecting in (False, True):
-                e = s.draw_call(pick, selecting)
+                e = x.draw_call(pick, selecting)
                 assert len(e.data_types) == 1 and not _valid(s, e), (e, _valid(s, e))
                 if selecting:
                     assert s.selects_elements(_call(s, e)) and e.cites
     elif hook == "invalid_example":
-        tensors, attrs = s.invalid_example()
+        tensors, attrs = x.invalid_example()
         call = s.make_call({n: TensorDesc.from_json(d) for n, d in tensors.items()}, attrs)
         assert s.validate(call, HIGHEST) == [] and s.required_level(call) == s.introduced
     elif hook in ("breaking_sizes", "breaking_rules"):
-        breaking = getattr(s, hook)()
+        breaking = getattr(x, hook)()
         assert breaking and all(isinstance(b, Breaking) for b in breaking)
         if hook == "breaking_sizes":
             assert {"desc.zero_size", "desc.dimension_count"} <= {b.rule for b in breaking}
     elif hook == "too_many_elements":
-        tensors, _ = s.too_many_elements(s.invalid_example())
+        tensors, _ = x.too_many_elements(x.invalid_example())
         assert TensorDesc.from_json(tensors["OutputTensor"]).element_count > 2**32 - 1
     elif hook in ("large_examples", "bitlevel_examples"):
-        mine = [e for e in getattr(s, hook)() if e.operator == s.name]
+        mine = [e for e in getattr(x, hook)() if e.operator == s.name]
         assert mine, f"{s.name}'s {hook}() holds no call of {s.name}"
         assert all(e.data_types and e.cites and not _valid(s, e) for e in mine)
         if hook == "bitlevel_examples":
@@ -181,9 +184,10 @@ CONTRACT = [(m.FAMILY, hook, name) for m in generate.GENERIC for hook in m.HOOKS
 def test_every_operator_answers_what_each_generic_family_asks(family: str, hook: str,
                                                                name: str) -> None:
     s = ops.get(name)
-    if family in s.not_applicable:
-        assert s.not_applicable[family].strip(), f"{name} gives no reason why {family} " \
-                                                 "does not apply"
+    not_applicable = s.examples.not_applicable
+    if family in not_applicable:
+        assert not_applicable[family].strip(), f"{name} gives no reason why {family} " \
+                                               "does not apply"
         return
     _ask(s, hook)
 
@@ -191,25 +195,41 @@ def test_every_operator_answers_what_each_generic_family_asks(family: str, hook:
 def test_not_applicable_names_generic_families_only() -> None:
     families = {m.FAMILY for m in generate.GENERIC}
     for s in ops.OPERATORS.values():
-        assert set(s.not_applicable) <= families, (s.name, s.not_applicable)
+        assert set(s.examples.not_applicable) <= families, (s.name, s.examples.not_applicable)
 
 
-def test_a_hook_left_out_says_what_to_do() -> None:
-    class Bare(OperatorSpec):
-        name = "BARE"
+HOOKS = sorted({hook for m in generate.GENERIC for hook in m.HOOKS})
 
-        def check(self, call: Any, level: Any) -> list:
-            return []
 
-        def infer_output_sizes(self, input_sizes: Any, attributes: Any) -> tuple:
-            return ()
+def test_the_families_ask_the_examples_and_the_spec_holds_none_of_it() -> None:
+    # Every hook a generic family asks is one of Examples (with the base's NotImplementedError);
+    # OperatorSpec keeps what every operator must answer, none of the families' hooks.
+    assert set(HOOKS) == {"table_examples", "layout_examples", "invalid_example",
+                          "breaking_sizes", "too_many_elements", "breaking_rules",
+                          "large_examples", "bitlevel_examples", "draw_call"}
+    for hook in [*HOOKS, "not_applicable"]:
+        assert hasattr(Examples, hook) and not hasattr(OperatorSpec, hook), hook
 
-        def reference(self, call: Any, inputs: Any) -> dict:
-            return {}
 
-    with pytest.raises(NotImplementedError, match=r"BARE implements no table_examples.*"
+class Bare(OperatorSpec):
+    name = "BARE"
+
+    def check(self, call: Any, level: Any) -> list:
+        return []
+
+    def infer_output_sizes(self, input_sizes: Any, attributes: Any) -> tuple:
+        return ()
+
+    def reference(self, call: Any, inputs: Any) -> dict:
+        return {}
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_a_hook_left_out_says_what_to_do(hook: str) -> None:
+    args = {"too_many_elements": (({}, {}),), "draw_call": (first,)}.get(hook, ())
+    with pytest.raises(NotImplementedError, match=rf"BARE implements no {hook}\(\).*"
                                                   r"not_applicable"):
-        Bare().table_examples()
+        getattr(Bare().examples, hook)(*args)
 
 
 @pytest.mark.parametrize("package", PACKAGES)
@@ -234,8 +254,9 @@ def test_every_package_brings_its_pages_families_and_misreadings(package: str) -
 
 def test_docs_describe_every_hook() -> None:
     text = (ROOT / "docs" / "operators.md").read_text(encoding="utf-8")
-    hooks = {h for m in generate.GENERIC for h in m.HOOKS} | {"capability_gap",
-                                                                "not_applicable"}
+    hooks = {h for m in generate.GENERIC for h in m.HOOKS} | {
+        "selects_elements", "capability_gap", "desc_fields", "examples", "examples_type",
+        "not_applicable"}
     missing = sorted(h for h in hooks if f"`{h}" not in text)
     assert not missing, f"docs/operators.md does not describe {missing}"
 

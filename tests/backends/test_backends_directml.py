@@ -30,7 +30,7 @@ from conformance.backend import DescRejected
 from conformance.casefile import load_file
 from conformance.flags import ExecutionFlags
 from conformance.judge.compare import judge
-from conformance.session.runner import run_case
+from conformance.session.case_run import run_case
 from conformance.tensors import DataType, TensorDesc, footprint_mask, read_tensor, write_tensor
 from tests.support import DOCUMENTED, GENERATED, ROOT
 

@@ -38,7 +38,7 @@ from conformance.backend import DescRejected, load_backend
 from conformance.casefile import Case, load_cases
 from conformance.levels import HIGHEST, FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.session.runner import run_case, run_cases
+from conformance.session.case_run import run_case, run_cases
 from conformance.tensors import DataType, TensorDesc
 from tests.support import DXDISPATCH_STANDIN, ROOT, SUPPORT
 from tests.support import dxdispatch_standin as standin
@@ -374,7 +374,7 @@ def test_without_dxdispatch_every_case_is_not_supported(
         no_env: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, suite: list[Case]) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     backend = load_backend("backends.dxdispatch:DxDispatchBackend")
-    assert backend.command is None
+    assert backend.command_line is None
     results = run_cases(suite, backend)
     assert {r.status for r in results} == {"NOT_SUPPORTED"}
     assert all("no dxdispatch executable" in r.message for r in results)
@@ -393,12 +393,13 @@ def test_the_executable_is_found_by_argument_variable_or_path(
                        f"runpy.run_path({STANDIN[1]!r}, run_name='__main__')\n")
     wrapper.chmod(0o755)
     monkeypatch.setenv("PATH", str(wrapper.parent))
-    assert DxDispatchBackend().command == [str(wrapper)]
+    assert DxDispatchBackend().command_line == [str(wrapper)]
     assert run_case(by_id[D2S1_CRD], DxDispatchBackend()).status == "PASS"
     monkeypatch.setenv(ENV_COMMAND, f"{sys.executable} {STANDIN[1]}")  # a command line
-    assert DxDispatchBackend().command == STANDIN
+    assert DxDispatchBackend().command_line == STANDIN
     monkeypatch.chdir(SUPPORT)
-    assert DxDispatchBackend(command=[sys.executable, "dxdispatch_standin.py"]).command == STANDIN
+    given = DxDispatchBackend(command=[sys.executable, "dxdispatch_standin.py"])
+    assert given.command_line == STANDIN
 
 
 @pytest.mark.parametrize("banner, expected", [

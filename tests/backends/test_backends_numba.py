@@ -24,7 +24,7 @@ from conformance.kit.build import padded_strides, reversed_strides
 from conformance.levels import HIGHEST
 from conformance.ops import OperatorCall
 from conformance.results import exit_status
-from conformance.session.runner import run_cases
+from conformance.session.case_run import run_cases
 from conformance.tensors import DataType, TensorDesc, footprint_mask, read_tensor, write_tensor
 from tests.support import CASES, GENERATED, ROOT, execute_at
 
@@ -45,7 +45,7 @@ import sys
 from conformance.backend import load_backend
 from backends import numba_kernels as k
 from conformance.casefile import load_cases
-from conformance.session.runner import run_cases
+from conformance.session.case_run import run_cases
 cases = load_cases([sys.argv[1]])
 assert all(r.status == "PASS" for r in run_cases(cases, load_backend("numba")))
 from numba.core.registry import CPUDispatcher

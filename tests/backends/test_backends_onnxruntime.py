@@ -24,7 +24,7 @@ from conformance.casefile import load_cases
 from conformance.judge.compare import judge
 from conformance.levels import HIGHEST
 from conformance.ops import OperatorCall
-from conformance.session.runner import run_cases
+from conformance.session.case_run import run_cases
 from conformance.tensors import DataType, TensorDesc
 from tests.support import DOCUMENTED, GENERATED
 

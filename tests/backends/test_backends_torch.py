@@ -17,7 +17,7 @@ from conformance.casefile import Case, load_cases, load_text
 from conformance.judge.compare import judge
 from conformance.ops import OperatorCall
 from conformance.results import Result
-from conformance.session import runner
+from conformance.session import case_run
 from conformance.tensors import DataType, TensorDesc
 from tests.support import CASES
 
@@ -319,7 +319,7 @@ SAMPLE_FAILS = {
 
 def test_certification_sample(torch_backend: tb.TorchBackend) -> None:
     cases = load_cases([CASES / p for p in SAMPLE])
-    results = runner.run_cases(cases, torch_backend)
+    results = case_run.run_cases(cases, torch_backend)
     by_id = {c.id: c for c in cases}
     statuses = {r.status for r in results}
     assert statuses <= {"PASS", "QUALITY_WARNING", "FAIL", "NOT_SUPPORTED"}
@@ -378,7 +378,7 @@ def one(name: str, mode: str, sizes: list[int], out: list[int], scales: list[flo
 ])
 def test_torch_departures_the_committed_suite_misses_or_shows(
         torch_backend: tb.TorchBackend, args: tuple, status: str) -> None:
-    assert runner.run_case(one(*args), torch_backend).status == status
+    assert case_run.run_case(one(*args), torch_backend).status == status
 
 
 # -- without torch, without CUDA -----------------------------------------------------------------
@@ -387,7 +387,7 @@ def test_without_torch_every_case_is_not_supported(monkeypatch: pytest.MonkeyPat
     for name in ("backends.torch_backend:TorchBackend", "backends.torch_backend:TorchCudaBackend"):
         backend = load_backend(name)
         assert backend.unavailable == tb.NOT_INSTALLED
-        results = runner.run_cases(load_cases([CASES / "documented",
+        results = case_run.run_cases(load_cases([CASES / "documented",
                                                CASES / "generated/tables"]), backend)
         assert {r.status for r in results} == {"NOT_SUPPORTED"}
         # the operators it is written for: not installed; the others it never claims
@@ -404,7 +404,7 @@ def test_torch_cuda_without_a_device_supports_nothing() -> None:
     if torch.cuda.is_available():
         pytest.skip("a CUDA device is present")
     backend = tb.TorchCudaBackend()
-    results = runner.run_cases(load_cases([CASES / "documented"]), backend)
+    results = case_run.run_cases(load_cases([CASES / "documented"]), backend)
     assert {r.status for r in results} == {"NOT_SUPPORTED"}
     ours = [r for r in results if set(r.operators) <= set(tb.OPERATORS)]
     assert ours and all("torch.cuda.is_available() is False" in r.message for r in ours)

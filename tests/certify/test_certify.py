@@ -55,11 +55,11 @@ IMPORT_CHEAT = '''
 import numpy as np
 
 import conformance.judge.compare
-import conformance.session.runner
+import conformance.session.case_run
 from backends.numpy_reference import NumpyReferenceBackend
 
 conformance.judge.compare.mismatches = lambda got, exp: np.zeros(np.shape(got), dtype=bool)
-conformance.session.runner.compare.mismatches = conformance.judge.compare.mismatches
+conformance.session.case_run.compare.mismatches = conformance.judge.compare.mismatches
 conformance.judge.compare.PATCHED_BY_A_BACKEND = True
 
 
@@ -247,7 +247,8 @@ def test_a_failure_edited_to_pass_is_caught_unless_the_forger_redoes_the_verdict
     def forge(doc: dict) -> None:
         found = [Result.from_json(r) for r in doc["results"]]
         doc["summary"] = summary(found)
-        doc["verdict"] = verdicts(found, FeatureLevel.parse(doc["feature_level"]), suite.lists)
+        doc["verdict"] = {level: v.to_json() for level, v in verdicts(
+            found, FeatureLevel.parse(doc["feature_level"]), suite.lists).items()}
 
     _edit_results(b, forge)
     _reseal(b)

@@ -27,7 +27,7 @@ from conformance.expected import Expected
 from conformance.export import export
 from conformance.flags import ExecutionFlags
 from conformance.judge import compare
-from conformance.session.runner import (
+from conformance.session.case_run import (
     OUTPUT_FILLS,
     CaseRun,
     InProcess,

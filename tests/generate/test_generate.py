@@ -60,7 +60,7 @@ def test_mustpass_lists_equal_the_mandatory_cases_recomputed_from_the_committed_
         assert ids == want, level
     # The rule leaves the ambiguous cases out, and lower levels hold fewer: a check that
     # could not fail would not show these. (No committed case has feature_level_below yet;
-    # tests/session/test_session_runner.py holds the verdict's rule for one.)
+    # tests/session/test_session_case_run.py holds the verdict's rule for one.)
     lists = mustpass.committed().lists
     ambiguous = [c for c in cases if c.ambiguous is not None]
     assert ambiguous and len(lists["6_4"]) == len(cases) - len(ambiguous)
@@ -107,7 +107,7 @@ def test_write_reports_changes_and_removes_stale_files(tmp_path: Path) -> None:
 def test_each_invalid_case_breaks_exactly_its_rule() -> None:
     for spec in ops.OPERATORS.values():
         for slug, rule, change, _, _ in invalid.variants(spec):
-            tensors, attrs = change(spec.invalid_example())
+            tensors, attrs = change(spec.examples.invalid_example())
             call = spec.make_call({n: TensorDesc.from_json(d) for n, d in tensors.items()},
                                   attrs)
             assert {v.rule for v in spec.validate(call, HIGHEST)} == {rule}, (spec.name, slug)

@@ -14,7 +14,7 @@ from backends.numpy_reference import NumpyReferenceBackend
 from conformance.backend import Backend
 from conformance.casefile import Case, load_cases, select
 from conformance.results import Result, decisive, exit_status
-from conformance.session.runner import run_cases
+from conformance.session.case_run import run_cases
 from tests.support import GENERATED
 from tests.support import broken_backends as bb
 from tests.support import family_backends as fb

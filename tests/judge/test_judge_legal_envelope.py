@@ -24,7 +24,7 @@ from conformance.flags import ExecutionFlags
 from conformance.ops.base import float32
 from conformance.ops.resample import coordinates
 from conformance.results import PASSING, Result
-from conformance.session.runner import run_case
+from conformance.session.case_run import run_case
 from conformance.tensors import DataType, TensorDesc, read_tensor
 from tests.support import CASES
 from tests.support import legal_backends as lb
@@ -76,7 +76,7 @@ class Run:
 
 @cache
 def run(cls: type[Backend]) -> Run:
-    """Every chosen case through conformance.session.runner.run_case, recording each call's
+    """Every chosen case through conformance.session.case_run.run_case, recording each call's
     output."""
     backend = cls()
     outputs: dict[int, bytes] = {}

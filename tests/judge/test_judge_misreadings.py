@@ -26,7 +26,7 @@ from conformance.kit.misreading import Misreading
 from conformance.levels import HIGHEST
 from conformance.ops import OperatorCall
 from conformance.results import Result
-from conformance.session.runner import run_case
+from conformance.session.case_run import run_case
 from conformance.tensors import DataType, read_tensor, write_tensor
 from tests.support import DOCUMENTED, GENERATED, ROOT
 
@@ -93,7 +93,7 @@ def slices(entry: Misreading) -> list[tuple[str, DataType]]:
 
 def diagnosis(result: Result) -> list[str]:
     """The readings the runner diagnosed a FAIL with (a wrong output, a valid desc rejected, or
-    a relation broken: runner._diagnose and diagnose.explain_rejection)."""
+    a relation broken: case_run._diagnose and diagnose.explain_rejection)."""
     return list((result.diagnosis or {}).get("readings", []))
 
 

@@ -28,7 +28,7 @@ from conformance.backend import Backend
 from conformance.casefile import Case, load_cases, logical_values
 from conformance.ops import OperatorCall
 from conformance.results import Result
-from conformance.session.runner import run_cases
+from conformance.session.case_run import run_cases
 from conformance.tensors import read_tensor, write_tensor
 from tests.support import GENERATED
 

@@ -349,10 +349,10 @@ def test_documented_cases_hold_the_hand_values():
 
 def test_documented_cases_pass_on_the_reference():
     from backends.numpy_reference import NumpyReferenceBackend
-    from conformance.session import runner
+    from conformance.session import case_run
 
     for case in documented("resample2").values():
-        result = runner.run_case(case, NumpyReferenceBackend(), memory_cap=2**30)
+        result = case_run.run_case(case, NumpyReferenceBackend(), memory_cap=2**30)
         assert result.status == "PASS", (case.id, result.message)
 
 

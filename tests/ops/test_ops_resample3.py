@@ -363,10 +363,10 @@ def test_documented_cases_are_ambiguous_exactly_where_the_page_is_silent():
 
 def test_documented_cases_pass_on_the_reference():
     from backends.numpy_reference import NumpyReferenceBackend
-    from conformance.session import runner
+    from conformance.session import case_run
 
     for case in documented().values():
-        result = runner.run_case(case, NumpyReferenceBackend(), memory_cap=2**30)
+        result = case_run.run_case(case, NumpyReferenceBackend(), memory_cap=2**30)
         assert result.status == "PASS", (case.id, result.message)
 
 

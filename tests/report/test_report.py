@@ -13,7 +13,7 @@ import pytest
 from conformance import present, report
 from conformance.cli import main
 from conformance.report import common
-from conformance.results import NOT_RECOGNISED
+from conformance.results import NOT_RECOGNISED, Verdict, execution_of
 from tests.support import DOCUMENTED, SWAPPED, Dmlconf
 from tests.support.documents import (
     CRASH,
@@ -25,6 +25,7 @@ from tests.support.documents import (
     mixed_document,
     narrow_document,
     result,
+    typed,
 )
 
 NASTY_ID = 'weird/<script>alert("x")</script>/a&b \'q\' ]]> \x01end'
@@ -57,7 +58,7 @@ def suite_counts(root: ET.Element) -> dict[str, int]:
 
 
 def test_junit_counts_equal_the_summary(doc: dict) -> None:
-    root = parse(report.render_junit(doc))
+    root = parse(report.render_junit(typed(doc)))
     s, amb = doc["summary"], doc["ambiguous"]
     assert suite_counts(root) == {
         "tests": len(doc["results"]), "failures": s["FAIL"] - amb["FAIL"],
@@ -77,7 +78,7 @@ def test_junit_counts_equal_the_summary(doc: dict) -> None:
 
 
 def test_junit_case_mapping(doc: dict) -> None:
-    root = parse(report.render_junit(doc))
+    root = parse(report.render_junit(typed(doc)))
     by_name = {c.get("name"): c for c in root.findall("testsuite/testcase")}
     bad = by_name["bad"]
     assert bad.get("classname") == "documented.depth_to_space1"
@@ -99,7 +100,7 @@ def test_junit_case_mapping(doc: dict) -> None:
 
 
 def test_junit_escapes_markup_quotes_and_control_characters(doc: dict) -> None:
-    text = report.render_junit(doc)
+    text = report.render_junit(typed(doc))
     root = parse(text)  # well-formed
     assert "\x01" not in text and "\x07" not in text
     [nasty] = [c for c in root.findall("testsuite/testcase") if "script" in c.get("classname")]
@@ -114,7 +115,7 @@ def test_junit_escapes_markup_quotes_and_control_characters(doc: dict) -> None:
 def test_junit_baseline_statuses() -> None:
     doc = document([result("a/known", "XFAIL", "expected FAIL (issue 1): differs"),
                     result("a/fixed", "XPASS", "passed, but the baseline expects FAIL")])
-    root = parse(report.render_junit(doc))
+    root = parse(report.render_junit(typed(doc)))
     assert suite_counts(root) == {"tests": 2, "failures": 0, "errors": 0, "skipped": 1}
     known, fixed = root.findall("testsuite/testcase")
     assert known.find("skipped").get("message").startswith("expected failure (baseline)")
@@ -122,7 +123,7 @@ def test_junit_baseline_statuses() -> None:
 
 
 def test_markdown_summary(doc: dict) -> None:
-    md = report.render_markdown(doc)
+    md = report.render_markdown(typed(doc))
     # verdict columns: mandatory, PASS, QUALITY_WARNING, FAIL, ERROR, TIMEOUT, NOT_SUPPORTED
     assert "| 2_1 | NOT conformant | 4 | 1 | 0 | 2 | 1 | 0 | 0 |" in md
     assert "| 2_0 | no verdict (no mandatory case selected) |" in md
@@ -155,7 +156,7 @@ def table_rows(text: str) -> list[str]:
 
 
 def test_markdown_limits_the_table(doc: dict) -> None:
-    md = report.render_markdown(doc, max_failures=1)
+    md = report.render_markdown(typed(doc), max_failures=1)
     assert "documented/depth_to_space1/bad | FAIL" in md
     assert "documented/resample1/boom" not in md
     assert "… and 3 more FAIL/ERROR/TIMEOUT cases (4 in all)" in md
@@ -216,7 +217,7 @@ def test_junit_timeout_is_an_error_and_the_crash_goes_to_system_err() -> None:
         result("a/segv", "ERROR", "the backend crashed", crash=CRASH),
         result("a/unclear", "TIMEOUT", "ran past", ambiguous="two readings"),
     ])
-    root = parse(report.render_junit(doc))
+    root = parse(report.render_junit(typed(doc)))
     assert suite_counts(root) == {"tests": 3, "failures": 0, "errors": 2, "skipped": 1}
     slow, segv, unclear = root.findall("testsuite/testcase")
     error = slow.find("error")
@@ -237,7 +238,7 @@ def test_junit_load_errors_are_one_testcase_per_file() -> None:
         {"file": "cases/x.yaml", "line": 3, "message": "unknown key 'Sizes'"},
         {"file": "cases/x.yaml", "line": None, "message": "duplicate id a/b"},
         {"file": "cases/y.yaml", "line": 1, "message": "not valid YAML"}])
-    root = parse(report.render_junit(doc))
+    root = parse(report.render_junit(typed(doc)))
     assert suite_counts(root) == {"tests": 3, "failures": 0, "errors": 2, "skipped": 0}
     x, y, ok = root.findall("testsuite/testcase")
     assert (x.get("classname"), x.get("name")) == ("load", "cases/x.yaml")
@@ -261,7 +262,7 @@ def test_markdown_timeout_crash_incomplete_shard_and_execution() -> None:
                       "full_case_set_sha256": "cd" * 32},
                execution={"workers": 4, "isolated": True, "timeout_s": 30.0,
                           "memory_cap_bytes": 2 * 2 ** 30})
-    md = report.render_markdown(doc)
+    md = report.render_markdown(typed(doc))
     assert ("**INCOMPLETE: 1 case file problem — cases were not run, no verdict stands**"
             in md)
     assert ("**shard 2 of 4: 10 of 40 cases; the verdict covers this shard only (join "
@@ -278,36 +279,37 @@ def test_markdown_timeout_crash_incomplete_shard_and_execution() -> None:
 
 def test_execution_and_shard_lines() -> None:
     assert common.execution_text(None) is None
-    assert common.execution_text({"workers": 1, "isolated": False, "timeout_s": None,
-                                  "memory_cap_bytes": None, "resumed_cases": 3}) == (
+    assert common.execution_text(execution_of({"workers": 1, "isolated": False, "timeout_s": None,
+                                  "memory_cap_bytes": None, "resumed_cases": 3})) == (
         "1 worker; isolated: no; no per-case timeout; no memory cap; resumed_cases 3")
-    assert common.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
-                                  "memory_cap_bytes": 512 * 2 ** 20}) == (
+    assert common.execution_text(execution_of({"workers": 2, "isolated": True, "timeout_s": 5,
+                                  "memory_cap_bytes": 512 * 2 ** 20})) == (
         "2 workers; isolated: yes; per-case timeout 5 s; memory cap 512 MiB")
-    assert common.execution_text({"workers": 1, "isolated": False, "timeout_s": None,
+    assert common.execution_text(execution_of({"workers": 1, "isolated": False, "timeout_s": None,
                                   "memory_cap_bytes": None, "resumed_cases": 0,
-                                  "cases_per_worker": None, "thread_environment": {}}) == (
+                                  "cases_per_worker": None, "thread_environment": {}})) == (
         "1 worker; isolated: no; no per-case timeout; no memory cap")
-    assert common.execution_text({"workers": 2, "isolated": True, "timeout_s": 5,
+    assert common.execution_text(execution_of({"workers": 2, "isolated": True, "timeout_s": 5,
                                   "memory_cap_bytes": None, "cases_per_worker": 1,
-                                  "retries": 2, "thread_environment": {"OMP_NUM_THREADS": "1"}}
+                                  "retries": 2, "thread_environment": {"OMP_NUM_THREADS": "1"}})
                                  ) == (
         "2 workers; isolated: yes; per-case timeout 5 s; no memory cap; a fresh worker for every "
         "case; failing cases retried 2 times; workers' thread pools OMP_NUM_THREADS=1")
-    assert common.execution_text({"workers": 1, "isolated": True, "timeout_s": 5,
+    assert common.execution_text(execution_of({"workers": 1, "isolated": True, "timeout_s": 5,
                                   "memory_cap_bytes": None, "cases_per_worker": 50,
-                                  "retries": 1}) == (
+                                  "retries": 1})) == (
         "1 worker; isolated: yes; per-case timeout 5 s; no memory cap; a fresh worker every "
         "50 cases; failing cases retried 1 time")
-    assert common.execution_text({"merged": [
+    assert common.execution_text(execution_of({"merged": [
         {"shard": "1/2", "execution": {"workers": 2, "isolated": True, "timeout_s": 5,
                                        "memory_cap_bytes": None}},
-        {"shard": "2/2", "execution": None}]}) == (
+        {"shard": "2/2", "execution": None}]})) == (
         "merged from 2 shards: shard 1/2: 2 workers; isolated: yes; per-case timeout 5 s; "
         "no memory cap | shard 2/2: ?")
-    assert common.shard_line({"shard": None}) is None and common.shard_line({}) is None
-    assert common.incomplete_line({"complete": True, "load_errors": []}) is None
-    assert common.incomplete_line({"complete": False}) == (
+    assert common.shard_line(typed({"shard": None})) is None
+    assert common.shard_line(typed({})) is None
+    assert common.incomplete_line(typed({"complete": True, "load_errors": []})) is None
+    assert common.incomplete_line(typed({"complete": False})) == (
         "INCOMPLETE: some cases could not be loaded — cases were not run, no verdict stands")
 
 
@@ -317,10 +319,10 @@ def test_documents_without_the_newer_fields_still_render() -> None:
     for counts in (doc["summary"], doc["ambiguous"], *doc["verdict"].values()):
         counts.pop("TIMEOUT", None)
     assert not {"complete", "load_errors", "execution", "shard"} & set(doc)
-    root = parse(report.render_junit(doc))
+    root = parse(report.render_junit(typed(doc)))
     assert suite_counts(root) == {"tests": 2, "failures": 1, "errors": 1, "skipped": 0}
-    assert "TIMEOUT 0" in report.render_markdown(doc)
-    html = report.render_html(doc)
+    assert "TIMEOUT 0" in report.render_markdown(typed(doc))
+    html = report.render_html(typed(doc))
     assert 'data-status="TIMEOUT">0<' in html and 'id="incomplete"' not in html
 
 
@@ -330,7 +332,7 @@ CONTROL = "\x00\x01\x07\x08\x0b\x0c\x1b\x7f\ufffe\ud800"
 
 def test_junit_parses_with_hostile_payloads_and_control_characters() -> None:
     doc = hostile_document(CONTROL)
-    text = report.render_junit(doc)
+    text = report.render_junit(typed(doc))
     root = parse(text)  # well-formed XML 1.0
     for c in "\x00\x01\x07\x08\x0b\x0c\x1b\ufffe\ud800":
         assert c not in text
@@ -355,7 +357,7 @@ def test_junit_parses_with_hostile_payloads_and_control_characters() -> None:
 
 
 def test_markdown_escapes_hostile_payloads() -> None:
-    md = report.render_markdown(hostile_document(CONTROL))
+    md = report.render_markdown(typed(hostile_document(CONTROL)))
     for bad in ("<script", "<img", "<svg", "</pre", "](", "\x00", "\x1b", "\x7f"):
         assert bad not in md, bad
     rows = table_rows(md_section(md, "FAIL, ERROR, TIMEOUT cases"))
@@ -411,7 +413,7 @@ def case_properties(case: ET.Element) -> dict[str, str]:
 
 
 def test_junit_quality_warnings_pass_with_their_message_and_margins_are_properties() -> None:
-    root = parse(report.render_junit(graded_document()))
+    root = parse(report.render_junit(typed(graded_document())))
     assert suite_counts(root) == {"tests": 6, "failures": 2, "errors": 0, "skipped": 0}
     props = {p.get("name"): p.get("value")
              for p in root.findall("testsuite/properties/property")}
@@ -433,7 +435,7 @@ def test_junit_quality_warnings_pass_with_their_message_and_margins_are_properti
 
 def test_junit_failure_text_carries_the_diagnosis_once() -> None:
     doc = graded_document()
-    root = parse(report.render_junit(doc))
+    root = parse(report.render_junit(typed(doc)))
     d, e = root.findall("testsuite/testcase")[4:]
     assert d.find("failure").get("message") == "OutputTensor: 36 of 48 elements differ"
     assert d.find("failure").text.splitlines() == ["OutputTensor: 36 of 48 elements differ",
@@ -442,17 +444,17 @@ def test_junit_failure_text_carries_the_diagnosis_once() -> None:
     assert "Diagnosis" not in e.find("failure").text and "diagnosis" not in case_properties(e)
     # a message that already says it: not repeated
     doc["results"][4]["message"] += f" ({DIAGNOSED['text']})"
-    d = parse(report.render_junit(doc)).findall("testsuite/testcase")[4]
+    d = parse(report.render_junit(typed(doc))).findall("testsuite/testcase")[4]
     assert d.find("failure").text.count(DIAGNOSED["text"]) == 1
     # a baselined FAIL (XFAIL) keeps its diagnosis, in <system-out>
     doc = graded_document()
     doc["results"][4]["status"] = "XFAIL"
-    d = parse(report.render_junit(doc)).findall("testsuite/testcase")[4]
+    d = parse(report.render_junit(typed(doc))).findall("testsuite/testcase")[4]
     assert d.find("skipped") is not None and DIAGNOSED["text"] in d.find("system-out").text
 
 
 def test_markdown_lists_quality_warnings_apart() -> None:
-    md = report.render_markdown(graded_document())
+    md = report.render_markdown(typed(graded_document()))
     assert ("**Execution flags: ALLOW_HALF_PRECISION_COMPUTATION** · **Quality warnings: 2** "
             "(passing: inside the legal envelope, outside the strict reading; listed apart "
             "below)") in md
@@ -472,13 +474,13 @@ def test_markdown_lists_quality_warnings_apart() -> None:
 def test_markdown_limits_the_warnings_list() -> None:
     doc = document([result(f"w/{i}", "QUALITY_WARNING", f"outside the strict reading {i}",
                            margin=0.5) for i in range(4)])
-    md = report.render_markdown(doc, max_failures=3)
+    md = report.render_markdown(typed(doc), max_failures=3)
     assert len(table_rows(md_section(md, "QUALITY_WARNING cases"))) == 3
     assert "… and 1 more QUALITY_WARNING case (4 in all); see the results JSON." in md
 
 
 def test_markdown_gives_the_largest_margin_and_the_ten_closest_to_the_bound() -> None:
-    md = report.render_markdown(graded_document())
+    md = report.render_markdown(typed(graded_document()))
     margins = md_section(md, "Margins")
     assert ("3 cases judged within a bound, 3 without a margin (bit-exact or not judged); "
             "1 beyond the bound. Largest margin: 4.5 (generated/tables/resample1/e/float32, "
@@ -487,16 +489,16 @@ def test_markdown_gives_the_largest_margin_and_the_ten_closest_to_the_bound() ->
         "| generated/tables/resample1/b/float16 | RESAMPLE1 | FLOAT16 | 0.75 | QUALITY_WARNING |",
         "| generated/tables/resample1/a/float32 | RESAMPLE1 | FLOAT32 | 0.002 | PASS |"]
     many = document([result(f"m/{k:02d}", "PASS", margin=k / 16) for k in range(16)])
-    rows = table_rows(md_section(report.render_markdown(many), "Margins"))
+    rows = table_rows(md_section(report.render_markdown(typed(many)), "Margins"))
     assert [row.split(" | ")[0] for row in rows] == [f"| m/{k:02d}" for k in range(15, 5, -1)]
-    assert "Largest margin: 0.938 (m/15, PASS)" in report.render_markdown(many)
-    assert "### Margins" not in report.render_markdown(document([result("x/y", "PASS")]))
+    assert "Largest margin: 0.938 (m/15, PASS)" in report.render_markdown(typed(many))
+    assert "### Margins" not in report.render_markdown(typed(document([result("x/y", "PASS")])))
 
 
 def test_markdown_diagnosis_column_and_summary() -> None:
     from conformance.judge.misreadings import CATALOGUE
 
-    md = report.render_markdown(graded_document())
+    md = report.render_markdown(typed(graded_document()))
     d, e = table_rows(md_section(md, "FAIL, ERROR, TIMEOUT cases"))
     assert d.endswith(" | " + common.md_cell(DIAGNOSED["text"], 400) + " |")
     assert "holds input \\[0,2,0,0\\]" in d
@@ -511,69 +513,71 @@ def test_diagnosis_summary_from_the_document_or_the_results() -> None:
     from conformance.judge.misreadings import CATALOGUE
 
     doc = graded_document()
-    computed = common.diagnosis_summary(doc)
+    computed = common.diagnosis_summary(typed(doc))
     assert computed == {"readings": [{"key": "other-order", "count": 1,
                                       "reading": CATALOGUE["other-order"].reading}],
                         "failures": 2, "unrecognised": 1}
     doc["diagnoses"] = {"other-order": 1, NOT_RECOGNISED: 1}  # as results.document
-    assert common.diagnosis_summary(doc) == computed
+    assert common.diagnosis_summary(typed(doc)) == computed
     doc["diagnoses"] = {"no-such-reading": 3, "other-order": 5}  # another suite version's
-    assert common.diagnosis_summary(doc)["readings"] == [
+    assert common.diagnosis_summary(typed(doc))["readings"] == [
         {"key": "other-order", "count": 5, "reading": CATALOGUE["other-order"].reading},
         {"key": "no-such-reading", "count": 3, "reading": "(not in this suite's catalogue)"}]
     assert "### Diagnosis summary" not in report.render_markdown(
-        document([result("a/b", "PASS"), result("a/c", "ERROR", "raised")]))
+        typed(document([result("a/b", "PASS"), result("a/c", "ERROR", "raised")])))
 
 
 def test_execution_flags_none_and_from_an_older_document() -> None:
     doc = document([result("a/ok", "PASS")])
     assert "execution_flags" not in doc  # older than the field: run with none
-    assert "**Execution flags: NONE** · **Quality warnings: 0**" in report.render_markdown(doc)
-    props = {p.get("name"): p.get("value")
-             for p in parse(report.render_junit(doc)).findall("testsuite/properties/property")}
+    assert "**Execution flags: NONE** · **Quality warnings: 0**" in report.render_markdown(
+        typed(doc))
+    props = {p.get("name"): p.get("value") for p in parse(report.render_junit(
+        typed(doc))).findall("testsuite/properties/property")}
     assert props["execution_flags"] == "NONE" and props["quality_warnings"] == "0"
     assert "max_margin" not in props
     doc["execution"] = {"workers": 1, "isolated": False, "timeout_s": None,
                         "memory_cap_bytes": None,
                         "execution_flags": ["ALLOW_HALF_PRECISION_COMPUTATION",
                                             "DISABLE_META_COMMANDS"]}
-    assert common.flags_text(doc) == "ALLOW_HALF_PRECISION_COMPUTATION|DISABLE_META_COMMANDS"
-    assert common.execution_text(doc["execution"]) == (
+    assert common.flags_text(typed(doc)) == "ALLOW_HALF_PRECISION_COMPUTATION|DISABLE_META_COMMANDS"
+    assert common.execution_text(execution_of(doc["execution"])) == (
         "1 worker; isolated: no; no per-case timeout; no memory cap")  # said apart
     assert "| Execution flags | ALLOW_HALF_PRECISION_COMPUTATION\\|DISABLE_META_COMMANDS |" in \
-        report.render_markdown(doc)
-    assert common.repro_command(doc, "a/ok").endswith(
+        report.render_markdown(typed(doc))
+    assert common.repro_command(typed(doc), "a/ok").endswith(
         "--execution-flags ALLOW_HALF_PRECISION_COMPUTATION,DISABLE_META_COMMANDS")
 
 
 # -- levels not claimed, NOT_SUPPORTED by reason, plurals ----------------------------------------
 def test_a_level_all_not_supported_is_not_claimed_in_every_report() -> None:
     doc = narrow_document()
-    words = present.verdict_words(doc)
-    reasons = present.unclaimed_reasons(doc)
+    words = present.verdict_words(typed(doc))
+    reasons = present.unclaimed_reasons(typed(doc))
     assert sorted(reasons) == ["1_0", "2_0"]  # the levels it claims nothing of
     assert reasons["1_0"] == [("the backend does not implement DEPTH_TO_SPACE", 18),
                               ("the backend does not implement SPACE_TO_DEPTH", 18)]
     assert words["1_0"] == ("not claimed: the backend does not implement DEPTH_TO_SPACE "
                             "(18 cases); the backend does not implement SPACE_TO_DEPTH (18 cases)")
     assert words["2_1"] == "NOT conformant"
-    assert present.verdict_lines(doc)["1_0"] == (
+    assert present.verdict_lines(typed(doc))["1_0"] == (
         "not claimed (36 mandatory cases, all NOT_SUPPORTED): the backend does not implement "
         "DEPTH_TO_SPACE (18 cases); the backend does not implement SPACE_TO_DEPTH (18 cases)")
-    assert present.verdict_lines(doc)["2_1"].startswith("NOT conformant (43/378 mandatory cases "
-                                                       "pass; FAIL 2, ERROR 0, NOT_SUPPORTED 333")
-    props = {p.get("name"): p.get("value")
-             for p in parse(report.render_junit(doc)).findall("testsuite/properties/property")}
+    assert present.verdict_lines(typed(doc))["2_1"].startswith(
+        "NOT conformant (43/378 mandatory cases pass; FAIL 2, ERROR 0, NOT_SUPPORTED 333")
+    props = {p.get("name"): p.get("value") for p in parse(report.render_junit(
+        typed(doc))).findall("testsuite/properties/property")}
     assert props["verdict.1_0"] == words["1_0"] and props["verdict.2_0"] == words["2_0"]
     assert props["verdict.2_1"] == "NOT conformant"
-    md = report.render_markdown(doc)
+    md = report.render_markdown(typed(doc))
     assert f"| 1_0 | {common.md_cell(words['1_0'], 400)} | 36 | 0 | 0 | 0 | 0 | 0 | 36 |" in md
     assert "| 2_1 | NOT conformant | 378 |" in md
 
 
 def test_not_claimed_words_without_the_results_and_with_many_reasons() -> None:
-    v = {"conformant": False, "mandatory": 5, "PASS": 0, "QUALITY_WARNING": 0, "FAIL": 0,
-         "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 5, "XFAIL": 0, "XPASS": 0}
+    given = {"conformant": False, "mandatory": 5, "PASS": 0, "QUALITY_WARNING": 0, "FAIL": 0,
+             "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 5, "XFAIL": 0, "XPASS": 0}
+    v = Verdict.from_json(given)
     assert present.not_claimed(v)
     assert present._verdict_word(v) == "not claimed: every mandatory case is NOT_SUPPORTED"
     assert present.verdict_line(v) == "not claimed (5 mandatory cases, all NOT_SUPPORTED)"
@@ -583,32 +587,34 @@ def test_not_claimed_words_without_the_results_and_with_many_reasons() -> None:
     assert present._verdict_word(v, many) == ("not claimed: no A (2 cases); no B (1 case); "
                                              "no C (1 case); and 1 other reason")
     # a FAIL, or no NOT_SUPPORTED, or nothing mandatory: not "not claimed"
-    assert not present.not_claimed({**v, "NOT_SUPPORTED": 4, "FAIL": 1})
-    assert not present.not_claimed({**v, "mandatory": 0, "NOT_SUPPORTED": 0})
+    assert not present.not_claimed(Verdict.from_json({**given, "NOT_SUPPORTED": 4, "FAIL": 1}))
+    assert not present.not_claimed(Verdict.from_json({**given, "mandatory": 0,
+                                                      "NOT_SUPPORTED": 0}))
     doc = document([result("documented/depth_to_space1/a", "NOT_SUPPORTED", "no X",
                            feature_level="2_1"),
                     result("documented/depth_to_space1/b", "NOT_SUPPORTED", "no Y",
                            feature_level="2_1", ambiguous="two readings"),
                     result("documented/depth_to_space1/c", "NOT_SUPPORTED", "no Z",
                            feature_level="not a level")])
-    doc["verdict"]["2_1"] = {**v, "mandatory": 1, "NOT_SUPPORTED": 1}
+    doc["verdict"]["2_1"] = {**given, "mandatory": 1, "NOT_SUPPORTED": 1}
     # the mandatory cases only (not the ambiguous one); a level that does not parse is skipped
-    assert present.unclaimed_reasons(doc) == {"2_1": [("no X", 1)]}
-    assert present.verdict_words(doc)["2_1"] == "not claimed: no X (1 case)"
+    assert present.unclaimed_reasons(typed(doc)) == {"2_1": [("no X", 1)]}
+    assert present.verdict_words(typed(doc))["2_1"] == "not claimed: no X (1 case)"
 
 
 def test_markdown_counts_not_supported_cases_by_reason() -> None:
     doc = narrow_document()
-    md = report.render_markdown(doc)
+    md = report.render_markdown(typed(doc))
     rows = table_rows(md_section(md, "NOT_SUPPORTED cases, by reason"))
     assert rows == [f"| {common.md_cell(reason, 400)} | {n} |"
-                    for reason, n in common.unsupported_reasons(doc["results"])]
-    assert sum(n for _, n in common.unsupported_reasons(doc["results"])) == \
+                    for reason, n in common.unsupported_reasons(typed(doc).results)]
+    assert sum(n for _, n in common.unsupported_reasons(typed(doc).results)) == \
         doc["summary"]["NOT_SUPPORTED"]
-    short = report.render_markdown(doc, max_failures=3)
+    short = report.render_markdown(typed(doc), max_failures=3)
     assert len(table_rows(md_section(short, "NOT_SUPPORTED cases, by reason"))) == 3
     assert "… and 11 more reasons; see the results JSON." in short
-    assert "### NOT_SUPPORTED" not in report.render_markdown(document([result("a/b", "PASS")]))
+    assert "### NOT_SUPPORTED" not in report.render_markdown(
+        typed(document([result("a/b", "PASS")])))
 
 
 @pytest.mark.parametrize("make", [mixed_document, hostile_document, narrow_document,
@@ -622,5 +628,5 @@ def test_no_report_counts_with_a_parenthesised_plural(make: object) -> None:
     doc["execution"] = {"workers": 1, "isolated": True, "timeout_s": 5, "memory_cap_bytes": None,
                         "cases_per_worker": 3, "retries": 1}
     for render in report.RENDERERS.values():
-        text = render(doc)
+        text = render(typed(doc))
         assert not re.search(r"\w\(s\)", text), re.search(r".{40}\w\(s\).{20}", text)

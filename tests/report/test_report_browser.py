@@ -22,11 +22,13 @@ from tests.support.documents import (
     MARKUP_MESSAGE,
     PAYLOADS,
     WARNED_ID,
+    as_result,
     full_document,
     hostile_document,
     mixed_document,
     narrow_document,
     synthetic_document,
+    typed,
 )
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -90,7 +92,7 @@ class Page:
 
 def open_report(browser: Any, tmp_path: Path, doc: dict) -> Page:
     path = tmp_path / "report.html"
-    report.write(report.render_html(doc), path)
+    report.write(report.render_html(typed(doc)), path)
     return Page(browser, path)
 
 
@@ -98,7 +100,7 @@ def test_verdict_counts_filters_and_details(browser: Any, tmp_path: Path) -> Non
     doc = mixed_document()
     p = open_report(browser, tmp_path, doc)
     page = p.page
-    for level, word in present.verdict_words(doc).items():
+    for level, word in present.verdict_words(typed(doc)).items():
         shown = page.locator(f'#verdict tr[data-level="{level}"] td[data-verdict]').inner_text()
         assert shown == word
     for status, n in doc["summary"].items():
@@ -161,11 +163,11 @@ def expected_counts(doc: dict, status: str = "", op: str = "", dtype: str = "",
     totals: Counter[str] = Counter()
     shown: Counter[str] = Counter()
     for r in doc["results"]:
-        name = html_report._section(r)
+        name = html_report._section(as_result(r))
         totals[name] += 1
         words = r["id"] + (" " + r["message"] if r["status"] == "NOT_SUPPORTED" else "")
         if ((not status or r["status"] == status) and (not op or op in r["operators"])
-                and (not dtype or common.case_data_type(r) == dtype)
+                and (not dtype or common.case_data_type(as_result(r)) == dtype)
                 and text.lower() in words.lower()):
             shown[name] += 1
     return {name: str(n) if shown[name] == n else f"{shown[name]} of {n}"
@@ -185,7 +187,7 @@ def test_every_section_count_follows_the_filters(browser: Any, tmp_path: Path) -
     first = page.evaluate("() => document.querySelector('#cases details').dataset.id")
     assert first == fails[0]
     assert page.evaluate("() => document.querySelectorAll('details[open]').length") == 0
-    reasons = common.unsupported_reasons(doc["results"])
+    reasons = common.unsupported_reasons(typed(doc).results)
     assert page.locator("#unsupported details.group .group-text").all_inner_texts() == [
         reason for reason, _ in reasons]
     assert page.locator("#unsupported details.group .group-count").all_inner_texts() == [

@@ -28,6 +28,7 @@ from tests.support.documents import (
     MARKUP_MESSAGE,
     PAYLOADS,
     WARNED_ID,
+    as_result,
     document,
     full_document,
     hostile_document,
@@ -35,6 +36,7 @@ from tests.support.documents import (
     narrow_document,
     result,
     synthetic_document,
+    typed,
 )
 
 
@@ -90,14 +92,14 @@ def assert_self_contained(text: str) -> None:
 @pytest.mark.parametrize("backend", ["numpy", SWAPPED])
 def test_renders_documented_runs(dmlconf: Dmlconf, backend: str) -> None:
     _, doc = dmlconf("--cases", str(DOCUMENTED), "--backend", backend)
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     assert_self_contained(text)
     assert shown_counts(text) == doc["summary"]
     assert f'data-total>{len(doc["results"])}<' in text
     rows = re.findall(r'<details class="case" data-section="\w+" data-status="(\w+)"', text)
     assert len(rows) == sum(r["status"] not in ("PASS", "NOT_SUPPORTED")
                             for r in doc["results"])
-    for level, word in present.verdict_words(doc).items():
+    for level, word in present.verdict_words(typed(doc)).items():
         assert f'<tr data-level="{level}"><td>{level}</td>' in text
         assert html.escape(word, quote=False) in text
     assert html.escape(doc["case_set_sha256"]) in text
@@ -110,14 +112,14 @@ def test_renders_documented_runs(dmlconf: Dmlconf, backend: str) -> None:
         assert (f'<td class="mono">{m["expected"]}</td><td class="mono">{m["got"]}</td>'
                 in text)
         assert f'href="{bad["spec"][0]["url"]}"' in text
-        repro = html.escape(common.repro_command(doc, bad["id"]))
+        repro = html.escape(common.repro_command(typed(doc), bad["id"]))
         assert repro in text and "-k " + bad["id"] in repro
         assert "--backend " in repro
 
 
 def test_markup_is_escaped() -> None:
     doc = mixed_document()
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     assert MARKUP not in text and "alert(1)</script>" not in text
     assert str(escape(MARKUP_ID)) in text
     assert str(escape(MARKUP_MESSAGE)) in text
@@ -133,7 +135,7 @@ def section(text: str, name: str) -> str:
 
 def test_sections_and_matrices() -> None:
     doc = mixed_document()
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
 
     assert "generated/layouts/depth_to_space1/bad/float16" in section(text, "failures")
     assert "documented/resample1/boom" in section(text, "failures")
@@ -148,16 +150,20 @@ def test_sections_and_matrices() -> None:
     assert all(WARNED_ID not in section(text, name)
                for name in ("failures", "xpass", "xfail", "ambiguous"))
     assert "legal: spec-notes" in section(text, "info")
-    assert common.case_data_type(doc["results"][1]) == "FLOAT16"
-    assert common.case_data_type({"id": "generated/roundtrip/a/b1/float32-a"}) == "FLOAT32"
-    assert common.case_data_type({"id": "documented/resample1/boom"}) == "-"
+    assert common.case_data_type(typed(doc).results[1]) == "FLOAT16"
+    assert common.case_data_type(as_result({"id": "generated/roundtrip/a/b1/float32-a"})) == \
+        "FLOAT32"
+    assert common.case_data_type(as_result({"id": "documented/resample1/boom"})) == "-"
     # the result's own data types win over the id (documented ids name none)
-    assert common.case_data_type({"id": "documented/resample1/boom",
-                                  "data_types": ["FLOAT32"]}) == "FLOAT32"
-    assert common.case_data_type({"id": "x/float16", "data_types": ["FLOAT32", "UINT8"]}) == \
+    assert common.case_data_type(as_result({"id": "documented/resample1/boom",
+                                            "data_types": ["FLOAT32"]})) == "FLOAT32"
+    assert common.case_data_type(as_result({"id": "x/float16",
+                                            "data_types": ["FLOAT32", "UINT8"]})) == \
         "FLOAT32/UINT8"
-    assert common.case_family({"id": "documented/x", "tags": ["documented"]}) == "documented"
-    assert common.case_family({"id": "generated/offsets/x", "tags": ["offsets"]}) == "offsets"
+    assert common.case_family(as_result({"id": "documented/x", "tags": ["documented"]})) == \
+        "documented"
+    assert common.case_family(as_result({"id": "generated/offsets/x", "tags": ["offsets"]})) == \
+        "offsets"
     # the operators are the columns (fewer than data types or families), their names
     # breakable after an underscore, with the full name as the title; data types and
     # families are the rows
@@ -177,7 +183,7 @@ def test_the_full_matrix_has_an_operator_a_column() -> None:
     status a line; the browser test measures that they fit a 1,280 px window."""
     from conformance import ops
 
-    text = report.render_html(full_document())
+    text = report.render_html(typed(full_document()))
     dtype = re.search(r'<table class="matrix" id="matrix-dtype">.*?</table>', text, re.S).group(0)
     assert re.findall(r'<th title="([^"]*)">', dtype) == sorted(ops.OPERATORS)
     types = re.findall(r"<tr><th>([^<]*)</th><td", dtype)
@@ -197,7 +203,7 @@ def test_failures_first_then_xpass_warnings_xfail_ambiguous_unsupported_passing(
         result("a/unclear", "FAIL", "differs", ambiguous="two readings"),
         result("a/fail-2", "FAIL", "differs")])
     doc["baseline"] = {"path": "b.yaml", "xpass": ["a/xpass"], "stale": []}
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     headings = re.findall(r'<h2 id="h-(\w+)">', text)
     assert headings == ["failures", "xpass", "warnings", "xfail", "ambiguous", "unsupported",
                         "passing"]
@@ -214,13 +220,13 @@ def test_failures_first_then_xpass_warnings_xfail_ambiguous_unsupported_passing(
     assert "<details open" not in text
     assert re.findall(r'<option value="(\w+)">', text)[:8] == list(html_report.LIST_ORDER)
     # empty sections are left out, failures excepted
-    lean = report.render_html(document([result("a/pass", "PASS")]))
+    lean = report.render_html(typed(document([result("a/pass", "PASS")])))
     assert re.findall(r'<h2 id="h-(\w+)">', lean) == ["failures", "passing"]
 
 
 def test_not_supported_cases_are_summarised_per_reason_with_their_ids() -> None:
     doc = narrow_document()
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     unsupported = [r for r in doc["results"] if r["status"] == "NOT_SUPPORTED"]
     by_reason: dict[str, list[str]] = {}
     for r in unsupported:
@@ -232,7 +238,7 @@ def test_not_supported_cases_are_summarised_per_reason_with_their_ids() -> None:
         r'([^<]*)</span>: <span class="group-text">([^<]*)</span></summary>\n(.*?)</details>',
         section(text, "unsupported"), re.S)
     assert [(html.unescape(reason), int(n)) for n, _, reason, _ in groups] == \
-        common.unsupported_reasons(doc["results"])
+        common.unsupported_reasons(typed(doc).results)
     assert sorted(int(n) for n, *_ in groups) == sorted(map(len, by_reason.values()))
     first = {}
     for r in unsupported:
@@ -240,7 +246,7 @@ def test_not_supported_cases_are_summarised_per_reason_with_their_ids() -> None:
     for n, words, reason, blocks in groups:
         assert words == f"{n} cases"
         # the command that reruns the reason's first case alone
-        repro = common.repro_command(doc, first[html.unescape(reason)])
+        repro = common.repro_command(typed(doc), as_result(first[html.unescape(reason)]))
         assert f'<code class="repro">{html.escape(repro)}</code>' in blocks
         ids = [line for block in re.findall(r'<div class="ids mono"[^>]*>([^<]*)</div>', blocks)
                for line in block.split("\n")]
@@ -255,7 +261,7 @@ def test_not_supported_cases_are_summarised_per_reason_with_their_ids() -> None:
 
 def test_a_level_whose_mandatory_cases_are_all_not_supported_reads_not_claimed() -> None:
     doc = narrow_document()
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     verdict = dict(re.findall(r'<tr data-level="(\w+)"><td>\w+</td><td class="([\w-]+)" '
                               r'data-verdict>', text))
     words = {level: html.unescape(w) for level, w in
@@ -279,7 +285,7 @@ def test_a_level_whose_mandatory_cases_are_all_not_supported_reads_not_claimed()
 
 def test_zero_counts_are_neutral_and_only_counts_there_are_coloured() -> None:
     doc = mixed_document()
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     counts = re.search(r'<table id="counts">.*?</table>', text, re.S).group(0)
     classes = {status: cls for cls, status in
                re.findall(r'<td class="([\w-]+)" data-status="(\w+)">', counts)}
@@ -302,7 +308,7 @@ def test_zero_counts_are_neutral_and_only_counts_there_are_coloured() -> None:
 def test_large_run_is_quick_and_small() -> None:
     doc = synthetic_document()
     start = time.perf_counter()
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     seconds = time.perf_counter() - start
     assert len(re.findall(r'<details class="case"', text)) == 500
     assert shown_counts(text)["PASS"] == 5500
@@ -383,7 +389,7 @@ def test_timeout_rows_crash_details_and_the_worst_status_of_a_cell() -> None:
                crash=CRASH),
         result("generated/layouts/d/float16", "TIMEOUT", "ran past", tags=["layouts"]),
     ])
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     dtype = re.search(r'<table class="matrix" id="matrix-dtype">.*?</table>', text, re.S)
     cells = dict(re.findall(r'<td class="st-(\w+)" title="([^"]*)"', dtype.group(0)))
     assert cells == {"TIMEOUT": "FAIL 1, TIMEOUT 1", "ERROR": "ERROR 1, TIMEOUT 1"}
@@ -407,7 +413,7 @@ def test_incomplete_shard_and_execution_are_shown() -> None:
                       "full_case_set_sha256": "cd" * 32},
                execution={"workers": 2, "isolated": True, "timeout_s": 60.0,
                           "memory_cap_bytes": 3 * 2 ** 29})
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     assert ('<p class="headline incomplete" id="incomplete">INCOMPLETE: 2 case file problems '
             '— cases were not run, no verdict stands</p>') in text
     assert ('<p class="headline shard" id="shard">shard 1 of 3: 6 of 18 cases; the verdict '
@@ -421,7 +427,7 @@ def test_incomplete_shard_and_execution_are_shown() -> None:
 
 def test_hostile_document_renders_as_text_with_no_unsafe_link() -> None:
     doc = hostile_document()
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     p = parse(text)
     # the one picture is the margin histogram, drawn here: no element comes from a payload
     assert [(t, a.get("id")) for t, a in p.tags
@@ -455,13 +461,13 @@ def test_hostile_document_renders_as_text_with_no_unsafe_link() -> None:
 def test_a_lone_surrogate_is_written_not_raised(tmp_path: Path) -> None:
     doc = document([result("a/\ud800", "FAIL", "bad \udcff byte")])
     path = tmp_path / "r.html"
-    report.write(report.render_html(doc), path)
+    report.write(report.render_html(typed(doc)), path)
     assert "a/?" in path.read_text(encoding="utf-8")
 
 
 # -- quality warnings, margins, diagnoses and execution flags -----------------------------------
 def test_quality_warnings_have_their_section_badge_filter_and_matrix_colour() -> None:
-    text = report.render_html(mixed_document())
+    text = report.render_html(typed(mixed_document()))
     assert ('Quality warnings: <span data-warnings>1</span> (passing: inside the legal '
             'envelope, outside the strict reading; listed apart below)') in text
     warnings = section(text, "warnings")
@@ -481,7 +487,8 @@ def test_quality_warnings_have_their_section_badge_filter_and_matrix_colour() ->
                     result("a/w", "QUALITY_WARNING", "w", data_types=["FLOAT16"]),
                     result("a/n", "NOT_SUPPORTED", "n", data_types=["FLOAT32"]),
                     result("a/w2", "QUALITY_WARNING", "w", data_types=["FLOAT32"])])
-    dtype = re.search(r'id="matrix-dtype">.*?</table>', report.render_html(doc), re.S).group(0)
+    dtype = re.search(r'id="matrix-dtype">.*?</table>', report.render_html(typed(doc)),
+                      re.S).group(0)
     assert dict(re.findall(r'<td class="st-(\w+)" title="([^"]*)"', dtype)) == {
         "QUALITY_WARNING": "PASS 1, QUALITY_WARNING 1",
         "NOT_SUPPORTED": "QUALITY_WARNING 1, NOT_SUPPORTED 1"}
@@ -492,15 +499,15 @@ def test_quality_warnings_have_their_section_badge_filter_and_matrix_colour() ->
 def test_an_ambiguous_warning_is_listed_with_the_warnings() -> None:
     doc = document([result("a/w", "QUALITY_WARNING", "w", ambiguous="two readings"),
                     result("a/p", "PASS", ambiguous="two readings")])
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     assert 'data-id="a/w"' in section(text, "warnings")
     assert 'id="h-ambiguous"' not in text  # no ambiguous case that does not pass
     assert re.search(r'<td class="st-QUALITY_WARNING" data-ambiguous-status="QUALITY_WARNING">'
                      r'1</td>', text)
-    text = report.render_html(document([
+    text = report.render_html(typed(document([
         result("a/w", "QUALITY_WARNING", "w", ambiguous="two readings"),
         result("a/f", "FAIL", "x", ambiguous="two readings"),
-        result("a/p", "PASS", ambiguous="two readings")]))
+        result("a/p", "PASS", ambiguous="two readings")])))
     assert 'data-id="a/f"' in section(text, "ambiguous")
     assert '<span id="ambiguous-pass">2 ambiguous cases</span> passed' in text
 
@@ -512,7 +519,7 @@ EXPECTED_BINS = [2, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 3]
 
 def test_the_margin_histogram_counts_each_half_decade() -> None:
     results = [result(f"m/{i}", "PASS", margin=m) for i, m in enumerate(MARGINS)]
-    h = common.margin_histogram(results)
+    h = common.margin_histogram([as_result(r) for r in results])
     assert [b["count"] for b in h["bins"]] == EXPECTED_BINS
     assert (h["none"], h["zero"], h["below"], h["above"], h["judged"]) == (2, 1, 1, 1, 10)
     assert h["bins"][0]["low"] == 1e-6 and h["bins"][-1]["high"] == 1.0
@@ -521,7 +528,7 @@ def test_the_margin_histogram_counts_each_half_decade() -> None:
 
 def test_the_html_draws_the_margins_as_an_inline_svg_with_counts_beside() -> None:
     doc = document([result(f"m/{i}", "PASS", margin=m) for i, m in enumerate(MARGINS)])
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     svg = re.search(r'<svg class="histogram" id="margin-histogram".*?</svg>', text, re.S)
     assert svg and "<script" not in svg.group(0) and "href" not in svg.group(0)
     bars = re.findall(r'<rect class="bar" x="[\d.]+" y="([\d.]+)" width="[\d.]+" '
@@ -543,7 +550,7 @@ def test_the_html_draws_the_margins_as_an_inline_svg_with_counts_beside() -> Non
     counts = dict(re.findall(r'data-margins="(\w+)">(\d+)<', text))
     assert counts == {"judged": "10", "none": "2", "zero": "1", "below": "1", "above": "1"}
     # a run with no margin draws nothing and says so
-    plain = report.render_html(document([result("a/b", "PASS"), result("a/c", "FAIL", "x")]))
+    plain = report.render_html(typed(document([result("a/b", "PASS"), result("a/c", "FAIL", "x")])))
     assert "<svg" not in plain and "No case in this run is judged within a bound" in plain
 
 
@@ -555,7 +562,7 @@ def test_the_twenty_cases_closest_to_the_bound() -> None:
                        operators=["RESAMPLE1"], data_types=["FLOAT32"], margin=7.0),
                 result("generated/tables/resample1/warned/float16", "QUALITY_WARNING", "w",
                        operators=["RESAMPLE1"], data_types=["FLOAT16"], margin=0.999)]
-    text = report.render_html(document(results))
+    text = report.render_html(typed(document(results)))
     table = re.search(r'<table id="closest">(.*?)</table>', text, re.S).group(1)
     rows = re.findall(r"<tr><td><code>([^<]*)</code></td><td>([^<]*)</td><td>([^<]*)</td>"
                       r'<td class="mono" data-margin="([^"]*)">([^<]*)</td>'
@@ -584,7 +591,7 @@ def test_a_failure_shows_its_diagnosis_and_the_run_a_diagnosis_summary() -> None
         result("documented/resample1/boom", "ERROR", "raised", operators=["RESAMPLE1"]),
     ])
     doc["diagnoses"] = {"other-order": 1, NOT_RECOGNISED: 1}
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     row = re.search(r'<details class="case" data-section="failures" data-status="FAIL"'
                     r'[^>]*example-2.*?</details>', text, re.S).group(0)
     summary_line = re.search(r"<summary>(.*?)</summary>", row).group(1)
@@ -601,17 +608,17 @@ def test_a_failure_shows_its_diagnosis_and_the_run_a_diagnosis_summary() -> None
         ("other-order", "1", str(escape(CATALOGUE["other-order"].reading)))]
     assert ('<span data-unrecognised>1</span> of 2 FAILs matched no reading of the catalogue'
             in section)
-    assert 'id="diagnoses"' not in report.render_html(document([result("a/b", "PASS")]))
+    assert 'id="diagnoses"' not in report.render_html(typed(document([result("a/b", "PASS")])))
 
 
 def test_execution_flags_in_the_headline_provenance_and_reproduce_command() -> None:
     doc = mixed_document()
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     assert '<p class="headline" id="headline">Execution flags: NONE · ' in text
     assert '<td id="execution-flags">NONE</td>' in text
     assert "--execution-flags" not in text
     doc["execution_flags"] = ["ALLOW_HALF_PRECISION_COMPUTATION", "DISABLE_META_COMMANDS"]
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     flags = "ALLOW_HALF_PRECISION_COMPUTATION|DISABLE_META_COMMANDS"
     assert f'id="headline">Execution flags: {flags} · ' in text
     assert f'<td id="execution-flags">{flags}</td>' in text
@@ -634,12 +641,12 @@ def test_waived_failures_are_listed_apart_from_expected_failures_with_their_reas
     doc["verdict"]["2_1"] = {"conformant": True, "mandatory": 2, "PASS": 1, "FAIL": 0,
                              "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 0, "XFAIL": 1,
                              "XPASS": 0, "waivers": 1}
-    text = report.render_html(doc)
+    text = report.render_html(typed(doc))
     waived = text.split('id="waived"', 1)[1].split("</div>\n", 1)[0]
     expected = text.split('id="xfail"', 1)[1].split("</div>\n", 1)[0]
     assert "a/waived" in waived and "driver bug 123" in waived and "a/expected" not in waived
     assert "a/expected" in expected and "a/waived" not in expected
     assert "conformant with 1 waiver" in text
-    junit = report.render_junit(doc)
+    junit = report.render_junit(typed(doc))
     assert "waived (baseline): waived FAIL" in junit
     assert "expected failure (baseline): expected FAIL" in junit

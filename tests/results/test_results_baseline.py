@@ -16,7 +16,7 @@ import pytest
 from conformance import results
 from conformance.casefile import id_matches, load_cases
 from conformance.cli import main
-from conformance.results import Result, baseline
+from conformance.results import BaselineSummary, Result, ResultsDocument, baseline
 from conformance.results import diff as run_diff
 from tests.support import BROKEN, DOCUMENTED, Dmlconf, dmlconf_in, statuses
 
@@ -184,7 +184,8 @@ def test_one_finding_names_its_case_groups_and_each_group_goes_stale_alone() -> 
     two = baseline.apply(known, found[1:]).to_json("b.yaml")
     assert [s["pattern"] for s in one["stale"]] == ["t/uint8/*", "gone/*"]
     assert [s["pattern"] for s in two["stale"]] == ["t/int8/*", "gone/*"]
-    assert [s["pattern"] for s in baseline.join([one, two])["stale"]] == ["gone/*"]
+    joined = baseline.join([BaselineSummary.from_json(one), BaselineSummary.from_json(two)])
+    assert [s["pattern"] for s in joined.stale] == ["gone/*"]
 
 
 def test_expiry_is_compared_with_the_date_given() -> None:
@@ -311,7 +312,7 @@ def compare(capsys: pytest.CaptureFixture[str], old: Path, new: Path,
 @pytest.mark.integration  # two whole runs
 def test_compare_newly_failing_exits_1(
         runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    old, new = json.loads(runs["late"].read_text()), json.loads(runs["swapped"].read_text())
+    old, new = results.read(runs["late"]), results.read(runs["swapped"])
     diff = run_diff.compare(old, new)
     assert {c.id for c in diff.newly_failing} == SWAPPED
     assert all((c.old_status, c.new_status) == ("PASS", "FAIL") for c in diff.newly_failing)
@@ -333,8 +334,7 @@ def test_compare_newly_passing_and_changed_exit_0(
     code, out = compare(capsys, runs["raising"], runs["swapped_known"])
     assert code == 0
     assert out.splitlines()[0].endswith(": no case newly fails")
-    diff = run_diff.compare(json.loads(runs["raising"].read_text()),
-                                json.loads(runs["swapped_known"].read_text()))
+    diff = run_diff.compare(results.read(runs["raising"]), results.read(runs["swapped_known"]))
     assert len(diff.newly_passing) == DOCUMENTED_COUNT - 4
     # ERROR -> FAIL and ERROR -> XFAIL: still not passing, but changed
     changed = {c.id: (c.old_status, c.new_status) for c in diff.changed}
@@ -354,7 +354,7 @@ def test_compare_message_change_and_xfail_to_fail(
             r["message"] = "another message"
     path = tmp_path / "edited.json"
     path.write_text(json.dumps(new), encoding="utf-8")
-    diff = run_diff.compare(old, new)
+    diff = run_diff.compare(typed(old), typed(new))
     # XFAIL -> FAIL (the baseline dropped) is newly failing
     assert {c.id for c in diff.newly_failing} == {D2S1_DCR, D2S1_CRD}
     assert [(c.id, c.old_status, c.new_status) for c in diff.changed] == [
@@ -401,8 +401,8 @@ def test_compare_reports_failures_of_cases_old_lacks(
         runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     """A 1-case OLD against a NEW with FAILs: every FAIL of NEW is newly failing (old status
     ABSENT), not hidden among the added cases, and the compare exits 1 (issue 15)."""
-    one, new = (json.loads(runs[n].read_text()) for n in ("late_one", "swapped"))
-    assert [r["id"] for r in one["results"]] == [ROW_MAJOR]
+    one, new = (results.read(runs[n]) for n in ("late_one", "swapped"))
+    assert [r.id for r in one.results] == [ROW_MAJOR]
     diff = run_diff.compare(one, new)
     assert {(c.id, c.old_status, c.new_status) for c in diff.newly_failing} == {
         (i, run_diff.ABSENT, "FAIL") for i in SWAPPED}
@@ -448,7 +448,7 @@ def test_compare_a_timeout_is_a_failure() -> None:
 
     old = doc(a="PASS", b="TIMEOUT", c="TIMEOUT", d="XFAIL", e="NOT_SUPPORTED")
     new = doc(a="TIMEOUT", b="PASS", c="ERROR", d="TIMEOUT", e="TIMEOUT")
-    diff = run_diff.compare(old, new)
+    diff = run_diff.compare(typed(old), typed(new))
     assert [(c.id, c.old_status, c.new_status) for c in diff.newly_failing] == [
         ("a", "PASS", "TIMEOUT"), ("d", "XFAIL", "TIMEOUT"), ("e", "NOT_SUPPORTED", "TIMEOUT")]
     assert [c.id for c in diff.newly_passing] == ["b"]
@@ -477,6 +477,11 @@ def test_a_quality_warning_the_baseline_expects_to_fail_is_an_xpass() -> None:
     assert alone.results == [warned] and results.exit_status(alone.results, strict=True) == 0
 
 
+def typed(doc: dict) -> ResultsDocument:
+    """A results document made here as its JSON, typed (as results.read gives it)."""
+    return ResultsDocument.from_json(doc)
+
+
 def doc_of(**statuses: str) -> dict:
     return {"format": results.FORMAT, "summary": {}, "results": [
         {"id": case_id, "status": status, "message": f"{status} message"}
@@ -489,14 +494,14 @@ def test_compare_pass_and_quality_warning_changes_are_neither_regressions_nor_fi
     new = doc_of(a="QUALITY_WARNING", b="PASS", c="QUALITY_WARNING", d="FAIL",
                  e="QUALITY_WARNING", f="QUALITY_WARNING", g="QUALITY_WARNING")
     new["results"][4]["message"] = "another warning"
-    diff = run_diff.compare(old, new)
+    diff = run_diff.compare(typed(old), typed(new))
     assert [(c.id, c.old_status, c.new_status) for c in diff.quality] == [
         ("a", "PASS", "QUALITY_WARNING"), ("b", "QUALITY_WARNING", "PASS")]
     assert [(c.id, c.old_status) for c in diff.newly_passing] == [("c", "FAIL"), ("g", "ERROR")]
     assert [(c.id, c.new_status) for c in diff.newly_failing] == [("d", "FAIL")]
     assert diff.changed == []  # e (another message) and f (XPASS): passes both times
-    assert run_diff.exit_status(run_diff.compare(old, doc_of(
-        a="QUALITY_WARNING", b="PASS", c="QUALITY_WARNING", d="QUALITY_WARNING"))) == 0
+    assert run_diff.exit_status(run_diff.compare(typed(old), typed(doc_of(
+        a="QUALITY_WARNING", b="PASS", c="QUALITY_WARNING", d="QUALITY_WARNING")))) == 0
     text = run_diff.to_text(diff)
     assert ("quality (PASS <-> QUALITY_WARNING: neither a regression nor a fix) (2):\n"
             "  a: PASS -> QUALITY_WARNING\n    was: PASS message\n"
@@ -510,12 +515,12 @@ def test_compare_pass_and_quality_warning_changes_are_neither_regressions_nor_fi
 def test_compare_execution_flags_are_a_run_difference() -> None:
     old, new = doc_of(a="PASS"), doc_of(a="PASS")
     new["execution_flags"] = []  # an older document (no field) ran with none: the same
-    assert run_diff.compare(old, new).run == []
+    assert run_diff.compare(typed(old), typed(new)).run == []
     new["execution_flags"] = ["ALLOW_HALF_PRECISION_COMPUTATION"]
-    assert run_diff.compare(old, new).run == [
+    assert run_diff.compare(typed(old), typed(new)).run == [
         ("execution_flags", [], ["ALLOW_HALF_PRECISION_COMPUTATION"])]
     assert 'run differs: execution_flags: [] -> ["ALLOW_HALF_PRECISION_COMPUTATION"]' in \
-        run_diff.to_text(run_diff.compare(old, new))
+        run_diff.to_text(run_diff.compare(typed(old), typed(new)))
 
 
 def test_compare_html_counts_the_quality_changes(tmp_path: Path) -> None:
@@ -526,7 +531,8 @@ def test_compare_html_counts_the_quality_changes(tmp_path: Path) -> None:
     for doc in (old, new):
         doc.update(summary={s: sum(r["status"] == s for r in doc["results"])
                             for s in results.STATUSES}, ambiguous={}, verdict={})
-    text = report.render_html(new, comparison=run_diff.compare(old, new, "old.json"))
+    text = report.render_html(typed(new),
+                              comparison=run_diff.compare(typed(old), typed(new), "old.json"))
     assert 'data-compare="quality">1<' in text and 'data-compare="newly_passing">1<' in text
     quality = re.search(r"<summary>Quality changes \(1\)</summary>(.*?)</details>", text,
                         re.S).group(1)

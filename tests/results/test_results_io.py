@@ -16,11 +16,21 @@ import pytest
 from conformance import results
 from conformance.cli import main
 from conformance.levels import FeatureLevel
-from conformance.results import FORMAT, Result, ResultsFileError, read
+from conformance.results import (
+    FORMAT,
+    BaselineSummary,
+    Execution,
+    LoadError,
+    Result,
+    ResultsDocument,
+    ResultsFileError,
+    Shard,
+    read,
+)
 from tests.support import ROOT
 
 
-def written(tmp_path: Path, **extra: Any) -> dict[str, Any]:
+def made(tmp_path: Path) -> ResultsDocument:
     """A document as `dmlconf run` makes it: a FAIL with every field of a result set, a PASS,
     an ambiguous TIMEOUT that crashed, one shard of two."""
     found = [
@@ -38,16 +48,22 @@ def written(tmp_path: Path, **extra: Any) -> dict[str, Any]:
                feature_level_below="5_0", ambiguous="two readings",
                crash={"exit_code": None, "signal": "SIGKILL", "output": "tail"}),
     ]
-    doc = results.document(
+    return results.document(
         found, backend={"name": "numpy", "class": "backends.X", "capabilities": {}},
         case_set_sha256="ab" * 32, claimed=FeatureLevel.parse("5_1"),
         started_at="2025-01-31T09:12:03+00:00", finished_at="2025-01-31T09:12:04+00:00",
         duration_s=0.5, command="dmlconf run", case_paths=["cases"],
-        baseline={"path": "b.yaml", "xpass": [], "stale": []},
-        load_errors=[{"file": "cases/x.yaml", "line": 3, "message": "unknown key"}],
-        execution={"workers": 2, "isolated": True}, execution_flags=[],
-        shard={"index": 1, "count": 2, "cases": 3, "of_cases": 6,
-               "full_case_set_sha256": "cd" * 32})
+        baseline=BaselineSummary.from_json({"path": "b.yaml", "xpass": [], "stale": []}),
+        load_errors=[LoadError.from_json({"file": "cases/x.yaml", "line": 3,
+                                          "message": "unknown key"})],
+        execution=Execution.from_json({"workers": 2, "isolated": True}), execution_flags=[],
+        shard=Shard.from_json({"index": 1, "count": 2, "cases": 3, "of_cases": 6,
+                               "full_case_set_sha256": "cd" * 32}))
+
+
+def written(tmp_path: Path, **extra: Any) -> dict[str, Any]:
+    """made()'s document as its JSON, with `extra` fields set."""
+    doc = made(tmp_path).to_json()
     doc.update(extra)
     return doc
 
@@ -74,12 +90,12 @@ NOT_RESULTS = f"not a dmlconf results document ({FORMAT}, docs/results-format.md
 
 # -- what is written reads back ------------------------------------------------------------------
 def test_a_written_document_reads_back_as_it_was(tmp_path: Path) -> None:
-    doc = written(tmp_path)
+    doc = made(tmp_path)
     path = tmp_path / "deep" / "results.json"
     results.write(doc, path)
-    assert read(path) == doc == json.loads(path.read_text(encoding="utf-8"))
-    assert [Result.from_json(r) for r in read(path)["results"]] == [
-        Result.from_json(r) for r in doc["results"]]
+    assert read(path).to_json() == doc.to_json() == json.loads(path.read_text(encoding="utf-8"))
+    assert read(path) == doc
+    assert read(path).results == doc.results
 
 
 def test_an_older_document_without_the_newer_fields_reads(tmp_path: Path) -> None:
@@ -92,14 +108,14 @@ def test_an_older_document_without_the_newer_fields_reads(tmp_path: Path) -> Non
             del r[key]
     for counts in (doc["summary"], doc["ambiguous"]):
         del counts["TIMEOUT"], counts["QUALITY_WARNING"]
-    assert read(write(tmp_path, doc)) == doc
+    assert read(write(tmp_path, doc)).to_json() == doc
 
 
 def test_fields_the_format_does_not_list_are_kept(tmp_path: Path) -> None:
     doc = written(tmp_path, future={"x": 1})
     doc["results"][0]["later"] = [1, 2]
     back = read(write(tmp_path, doc))
-    assert back["future"] == {"x": 1} and back["results"][0]["later"] == [1, 2]
+    assert back.extra["future"] == {"x": 1} and back.results[0].extra["later"] == [1, 2]
 
 
 def test_text_is_read_back_sanitised(tmp_path: Path) -> None:
@@ -107,8 +123,8 @@ def test_text_is_read_back_sanitised(tmp_path: Path) -> None:
     doc["results"][0]["message"] = "bell\x07 and escape\x1b[31m"
     doc["command"] = "dmlconf run\r\n--x"
     back = read(write(tmp_path, doc))
-    assert back["results"][0]["message"] == "bell\\x07 and escape\\x1b[31m"
-    assert back["command"] == "dmlconf run\n--x"
+    assert back.results[0].message == "bell\\x07 and escape\\x1b[31m"
+    assert back.command == "dmlconf run\n--x"
 
 
 # -- the format version ----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.report import common
+from conformance.results import ResultsDocument
 from conformance.results.reproduce import repro_json
 from conformance.session import DEFAULT_JSON, chosen_level, reproduce_command
 from tests.support import BELOW_5_1_CASE, DOCUMENTED, SWAPPED, dmlconf_in
@@ -41,8 +42,9 @@ def reported(tmp_path: Path, case_id: str, *options: str) -> tuple[int, dict, st
     """Run the case: (exit status, results document, the command the report shows)."""
     page = tmp_path / "report.html"
     code, doc = dmlconf_in(tmp_path)("-k", case_id, *options, "--html", str(page))
-    command = common.repro_command(doc, case_id)
-    assert command == common.repro_command(doc, doc["results"][0])
+    typed = ResultsDocument.from_json(doc)
+    command = common.repro_command(typed, case_id)
+    assert command == common.repro_command(typed, typed.results[0])
     if doc["results"][0]["status"] != "PASS":  # the HTML report has a row for it
         assert f'<code class="repro">{html.escape(command)}</code>' in page.read_text("utf-8")
     return code, doc, command
@@ -151,10 +153,11 @@ def test_the_command_writes_its_own_results_file(
 
 def test_the_level_a_document_chose() -> None:
     doc = {"feature_level": "5_1", "backend": {"capabilities": {"feature_level": "6_4"}}}
-    assert chosen_level(doc) == "5_1"
-    assert chosen_level({**doc, "feature_level": "6_4"}) is None
-    assert chosen_level({"feature_level": "5_1"}) is None  # the backend's highest unknown
-    assert chosen_level({**doc, "backend": "junk"}) is None
+    typed = ResultsDocument.from_json
+    assert chosen_level(typed(doc)) == "5_1"
+    assert chosen_level(typed({**doc, "feature_level": "6_4"})) is None
+    assert chosen_level(typed({"feature_level": "5_1"})) is None  # the backend's highest unknown
+    assert chosen_level(typed({**doc, "backend": "junk"})) is None
     assert reproduce_command("a/b", ["x y"], "numpy", level="5_1",
                              execution_flags=["DISABLE_META_COMMANDS"]) == (
         "dmlconf run --json reports/repro-a-b.json --cases 'x y' -k a/b --backend numpy "

@@ -154,13 +154,15 @@ def test_the_document_sanitises_what_the_backend_and_the_command_said() -> None:
         [nasty_result()], backend={"name": "b\x1b", "capabilities": {"notes": NASTY}},
         case_set_sha256="ab" * 32, claimed=FeatureLevel.parse("6_2"), started_at="t",
         finished_at="t", duration_s=0.0, command="dmlconf \ud800", case_paths=["c\x00"],
-        load_errors=[{"file": "f\udcff.yaml", "line": 1, "message": NASTY}])
-    text = json.dumps(doc, ensure_ascii=False)
+        load_errors=[results.LoadError.from_json(
+            {"file": "f\udcff.yaml", "line": 1, "message": NASTY})])
+    text = json.dumps(doc.to_json(), ensure_ascii=False)
     text.encode("utf-8")
     assert XML_CHAR.match(text) and not any(c in text for c in OTHER_BREAKS)
-    assert doc["backend"]["capabilities"]["notes"] == NASTY_SAFE
-    assert doc["command"] == "dmlconf \\ud800" and doc["case_paths"] == ["c\\x00"]
-    assert doc["load_errors"][0] == {"file": "f\\udcff.yaml", "line": 1, "message": NASTY_SAFE}
+    assert doc.backend["capabilities"]["notes"] == NASTY_SAFE
+    assert doc.command == "dmlconf \\ud800" and doc.case_paths == ["c\\x00"]
+    assert doc.load_errors[0].to_json() == {"file": "f\\udcff.yaml", "line": 1,
+                                            "message": NASTY_SAFE}
 
 
 # -- a run through the command line -----------------------------------------------------------

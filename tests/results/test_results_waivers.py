@@ -15,7 +15,15 @@ import pytest
 from conformance import results
 from conformance.cli import main
 from conformance.levels import FeatureLevel
-from conformance.results import Result, baseline, conformant_text, verdicts
+from conformance.results import (
+    BaselineSummary,
+    Result,
+    Status,
+    Verdict,
+    baseline,
+    conformant_text,
+    verdicts,
+)
 from conformance.results import diff as run_diff
 from conformance.results.mustpass import Mustpass
 from tests.support import BROKEN, DOCUMENTED, ROOT, SWAPPED, Dmlconf, result_of, statuses
@@ -237,7 +245,7 @@ def level_results(*statuses: tuple[str, bool]) -> list[Result]:
             for i, (s, w) in enumerate(statuses)]
 
 
-def verdict_of(found: list[Result]) -> dict:
+def verdict_of(found: list[Result]) -> Verdict:
     everything = frozenset(r.id for r in found)
     mp = Mustpass("0", "", {"1_0": everything})
     return verdicts(found, FeatureLevel.parse("1_0"), mp)["1_0"]
@@ -245,20 +253,21 @@ def verdict_of(found: list[Result]) -> dict:
 
 def test_a_level_whose_every_failure_is_waived_is_conformant_with_waivers() -> None:
     one = verdict_of(level_results(("PASS", False), ("XFAIL", True), ("XPASS", False)))
-    assert (one["conformant"], one["waivers"], one["XFAIL"]) == (True, 1, 1)
+    assert (one.conformant, one.waivers, one.counts[Status.XFAIL]) == (True, 1, 1)
     assert conformant_text(one) == "conformant with 1 waiver"
     two = verdict_of(level_results(("XFAIL", True), ("QUALITY_WARNING", False), ("XFAIL", True)))
-    assert conformant_text(two) == "conformant with 2 waivers" and two["conformant"] is True
+    assert conformant_text(two) == "conformant with 2 waivers" and two.conformant is True
     clean = verdict_of(level_results(("PASS", False)))
-    assert (clean["conformant"], clean["waivers"], conformant_text(clean)) == (
+    assert (clean.conformant, clean.waivers, conformant_text(clean)) == (
         True, 0, "conformant")
-    assert conformant_text({"conformant": True}) == "conformant"  # a document before waivers
+    # a document before waivers
+    assert conformant_text(Verdict.from_json({"conformant": True})) == "conformant"
 
 
 @pytest.mark.parametrize("other", ["XFAIL", "FAIL", "NOT_SUPPORTED", "ERROR"])
 def test_an_expected_failure_that_is_no_waiver_still_denies_conformant(other: str) -> None:
     v = verdict_of(level_results(("XFAIL", True), (other, False)))
-    assert (v["conformant"], v["waivers"]) == (False, 1)
+    assert (v.conformant, v.waivers) == (False, 1)
 
 
 # -- end to end: dmlconf run ----------------------------------------------------------------------
@@ -333,7 +342,7 @@ def test_run_with_waivers_and_tags(tmp_path: Path, dmlconf: Dmlconf,
     assert ("1 baseline entry not for this run, e.g. 'documented/': not for this run: vendor "
             "'OTHER'") in out
     # the strict reader takes the new fields
-    assert results.read(tmp_path / "results.json") == doc
+    assert results.read(tmp_path / "results.json").to_json() == doc
     # the same baseline on a backend that tells no vendor: the tagged entry does not apply
     code, doc = dmlconf("--backend", SWAPPED, "--cases", str(DOCUMENTED), "--baseline",
                         str(path), name="untold.json")
@@ -366,7 +375,7 @@ def test_compare_counts_expected_and_waived_failures_and_hides_nothing_else(
             name="known.json")
     dmlconf("--backend", SWAPPED, "--cases", str(DOCUMENTED), "--baseline", str(elsewhere),
             name="unknown.json")
-    old, known, unknown = (json.loads((tmp_path / f"{n}.json").read_text())
+    old, known, unknown = (results.read(tmp_path / f"{n}.json")
                            for n in ("old", "known", "unknown"))
     diff = run_diff.compare(old, known)
     assert diff.newly_failing == [] and run_diff.exit_status(diff) == 0
@@ -461,8 +470,8 @@ def test_a_results_document_from_before_waivers_still_reads(tmp_path: Path) -> N
     path = tmp_path / "old.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     back = results.read(path)
-    assert back == doc and Result.from_json(back["results"][0]).waiver is None
-    assert conformant_text(back["verdict"]["1_0"]) == "conformant"
+    assert back.to_json() == doc and back.results[0].waiver is None
+    assert conformant_text(back.verdict["1_0"]) == "conformant"
     diff = run_diff.compare(back, back)
     assert (diff.failing, diff.expected, diff.waived) == (0, ["t/a"], [])
     # the field is checked where present
@@ -481,11 +490,12 @@ def test_merge_joins_the_shards_baseline_records() -> None:
              "not_applying": [elsewhere]}
     second = {"path": "b.yaml", "tags": {"os": "linux"}, "xpass": [], "expected": [],
               "waived": ["b"], "stale": [stale], "not_applying": [elsewhere]}
-    assert baseline.join([first, second]) == {
+    typed = BaselineSummary.from_json
+    assert baseline.join([typed(first), typed(second)]).to_json() == {
         "path": "b.yaml", "tags": {"os": "linux"}, "xpass": ["c"], "expected": ["a"],
         "waived": ["b"], "stale": [stale], "not_applying": [elsewhere]}
     before = {"path": "b.yaml", "xpass": ["c"], "stale": []}  # shards from before waivers
-    assert baseline.join([before, before]) == {
+    assert baseline.join([typed(before), typed(before)]).to_json() == {
         "path": "b.yaml", "tags": {}, "xpass": ["c"], "expected": [], "waived": [],
         "stale": [], "not_applying": []}
 
@@ -505,7 +515,7 @@ def test_merged_shards_keep_waivers_and_expected_failures_apart(
     merged_path = tmp_path / "merged.json"
     assert main(["merge", str(tmp_path / "shard1.json"), str(tmp_path / "shard2.json"),
                  "--json", str(merged_path)]) == 0
-    merged = results.read(merged_path)
+    merged = results.read(merged_path).to_json()
     assert {k: sorted(v) if k in ("expected", "waived") else v
             for k, v in merged["baseline"].items() if k != "path"} == {
         k: sorted(v) if k in ("expected", "waived") else v

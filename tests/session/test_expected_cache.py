@@ -15,8 +15,8 @@ from conformance.casefile import load_cases
 from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.session import expected_cache
+from conformance.session.case_run import run_case, run_cases
 from conformance.session.run import RunOptions, Session
-from conformance.session.runner import run_case, run_cases
 from tests.support import CASES, DOCUMENTED
 
 

@@ -14,7 +14,7 @@ from conformance import results
 from conformance.casefile import CaseFileError, load_text
 from conformance.cli import main
 from conformance.cli.common import parse_size
-from conformance.session import runner
+from conformance.session import case_run
 from tests.support import DOCUMENTED, Dmlconf
 
 resource = pytest.importorskip("resource")  # POSIX: the test measures the memory used
@@ -83,7 +83,7 @@ def test_bad_files_are_listed_and_the_rest_runs(folder: Path, tmp_path: Path, dm
     page = html.read_text()
     assert "INCOMPLETE" in page and "bomb.yaml" in page
     assert "not-yaml.yaml" in junit.read_text()
-    assert results.read(tmp_path / "results.json")["load_errors"] == doc["load_errors"]
+    assert results.read(tmp_path / "results.json").to_json()["load_errors"] == doc["load_errors"]
 
 
 def test_list_names_the_problems_and_lists_the_rest(folder: Path,
@@ -103,8 +103,8 @@ def test_a_huge_case_is_refused_before_any_allocation(tmp_path: Path) -> None:
     # ERROR of the runner before anything is allocated.
     case, = load_text(HUGE.replace("500000, 500000", "16384, 16384").replace(
         "1000000, 1000000", "32768, 32768"), "huge.yaml")
-    assert runner.case_bytes(case) == 2 * 2**30
-    r = runner.run_case(case, NumpyReferenceBackend(), memory_cap=2**30)
+    assert case_run.case_bytes(case) == 2 * 2**30
+    r = case_run.run_case(case, NumpyReferenceBackend(), memory_cap=2**30)
     assert r.status == "ERROR"
     assert r.message.startswith("the case cannot run: its buffers need 2,147,483,648 bytes")
     assert "over the memory cap" in r.message and "refused before allocating anything" in r.message

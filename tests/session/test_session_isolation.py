@@ -185,7 +185,7 @@ def test_the_timeout_is_per_case_not_per_chunk(dmlconf: Dmlconf) -> None:
 def test_a_worker_that_dies_between_cases_is_not_blamed_on_a_case(tmp_path: Path) -> None:
     """The harness cannot know which case a worker that dies outside any case was at: the
     cases it was sent go to a fresh worker; workers that keep dying stop the run."""
-    from conformance.session.runner import new_result
+    from conformance.session.case_run import new_result
 
     cases = documented_cases()[:3]
     execution = workers.Execution(workers=1, isolated=True, memory_cap=1 << 30)

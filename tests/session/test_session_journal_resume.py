@@ -157,7 +157,7 @@ def test_the_results_file_is_replaced_whole_or_not_at_all(
     results.write_atomic("old\n", path)
     assert path.read_text() == "old\n"
     with pytest.raises(TypeError):  # fails while making the text: nothing is touched
-        results.write({"results": [object()]}, path)
+        results.write(results.ResultsDocument.from_json({"results": [object()]}), path)
 
     def crash(*args: object) -> None:
         raise OSError("disk gone")

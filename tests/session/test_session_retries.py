@@ -7,14 +7,14 @@ import pytest
 
 from conformance.casefile import load_cases
 from conformance.results import Result
-from conformance.session import runner
+from conformance.session import case_run
 from tests.support import BROKEN, DOCUMENTED, HOSTILE, Dmlconf
 
 
 def test_retry_failures_tells_flaky_from_deterministic() -> None:
     cases = load_cases([DOCUMENTED])[:3]
-    first = [runner.new_result(cases[0], "FAIL", "wrong"), runner.new_result(cases[1]),
-             runner.new_result(cases[2], "ERROR", "raised")]
+    first = [case_run.new_result(cases[0], "FAIL", "wrong"), case_run.new_result(cases[1]),
+             case_run.new_result(cases[2], "ERROR", "raised")]
     later = iter([{cases[0].id: "PASS", cases[2].id: "ERROR"},
                   {cases[0].id: "FAIL", cases[2].id: "ERROR"}])
     asked: list[list[str]] = []
@@ -22,17 +22,17 @@ def test_retry_failures_tells_flaky_from_deterministic() -> None:
     def rerun(again: list) -> list[Result]:
         asked.append([c.id for c in again])
         statuses = next(later)
-        return [runner.new_result(c, statuses[c.id]) for c in again]
+        return [case_run.new_result(c, statuses[c.id]) for c in again]
 
-    out = runner.retry_failures(first, cases, rerun, 2)
+    out = case_run.retry_failures(first, cases, rerun, 2)
     assert asked == [[cases[0].id, cases[2].id]] * 2  # only the failing ones, twice
     assert out[0].status == "FAIL"
     assert out[0].message == "FLAKY (FAIL, PASS, FAIL in 3 tries): wrong"
-    assert out[0].info == ["3 tries: FAIL, PASS, FAIL (flaky)"] and runner.is_flaky(out[0])
+    assert out[0].info == ["3 tries: FAIL, PASS, FAIL (flaky)"] and case_run.is_flaky(out[0])
     assert out[1] is first[1]
-    assert out[2].message == "raised" and not runner.is_flaky(out[2])
+    assert out[2].message == "raised" and not case_run.is_flaky(out[2])
     assert out[2].info == ["3 tries: ERROR, ERROR, ERROR (the same every time)"]
-    assert runner.retry_failures(first, cases, rerun, 0) is first
+    assert case_run.retry_failures(first, cases, rerun, 0) is first
 
 
 def test_a_flaky_backend_is_told_flaky(dmlconf: Dmlconf,

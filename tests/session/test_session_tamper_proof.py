@@ -21,6 +21,7 @@ from conformance.cli import main
 from conformance.report import common
 from conformance.session import remote
 from tests.support import CHEATS, DOCUMENTED, ROOT, Dmlconf, result_of, statuses
+from tests.support.documents import typed
 
 VICTIMS = ("documented/depth_to_space/example", "documented/space_to_depth/example")
 DOCUMENTED_CASES = load_cases([DOCUMENTED])
@@ -301,7 +302,8 @@ def test_an_in_process_run_is_labelled_in_every_report(
     for isolate, proof in (("--no-isolate", False), ("--isolate", True)):
         code, doc = dmlconf(*args, isolate)
         assert code == 0
-        assert doc["execution"]["tamper_proof"] is proof and common.tamper_proof(doc) is proof
+        assert doc["execution"]["tamper_proof"] is proof
+        assert common.tamper_proof(typed(doc)) is proof
         out = capsys.readouterr().out
         junit = paths["xml"].read_text()
         assert f'<property name="tamper_proof" value="{str(proof).lower()}"/>' in junit
@@ -315,16 +317,16 @@ def test_an_in_process_run_is_labelled_in_every_report(
 
 def test_a_merged_run_is_tamper_proof_only_if_every_shard_was() -> None:
     proof = {"execution": {"tamper_proof": True}}
-    assert common.tamper_proof(proof)
-    assert not common.tamper_proof({"execution": {"isolated": True}})  # older than the field
-    assert not common.tamper_proof({})
+    assert common.tamper_proof(typed(proof))
+    assert not common.tamper_proof(typed({"execution": {"isolated": True}}))  # older than the field
+    assert not common.tamper_proof(typed({}))
 
     def merged(*shards: dict) -> dict:
         return {"execution": {"merged": [{"shard": f"{k + 1}/{len(shards)}", **s}
                                          for k, s in enumerate(shards)]}}
 
-    assert common.tamper_proof(merged(proof, proof))
-    assert not common.tamper_proof(merged(proof, {"execution": {"tamper_proof": False}}))
+    assert common.tamper_proof(typed(merged(proof, proof)))
+    assert not common.tamper_proof(typed(merged(proof, {"execution": {"tamper_proof": False}})))
 
 
 def test_certify_forces_isolation_and_refuses_no_isolate(

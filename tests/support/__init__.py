@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from conformance.cli import main
+from conformance.results import ResultsDocument
 
 SUPPORT = Path(__file__).resolve().parent
 ROOT = SUPPORT.parents[1]
@@ -67,20 +68,28 @@ def dmlconf_in(folder: Path) -> Dmlconf:
     return dmlconf
 
 
-def statuses(doc: dict) -> dict[str, str]:
-    """Each case's status in a results document, by id."""
-    return {r["id"]: r["status"] for r in doc["results"]}
+def as_json(doc: dict | ResultsDocument) -> dict:
+    """A results document as its JSON, as the file holds it (what dmlconf_in gives is already
+    that; a ResultsDocument, what conformance.results.read gives, is made so)."""
+    return doc.to_json() if isinstance(doc, ResultsDocument) else doc
 
 
-def result_of(doc: dict, case_id: str) -> dict:
-    """The one result of case_id in a results document."""
-    (found,) = [r for r in doc["results"] if r["id"] == case_id]
+def statuses(doc: dict | ResultsDocument) -> dict[str, str]:
+    """Each case's status in a results document (its JSON, or the typed document), by id."""
+    return {r["id"]: r["status"] for r in as_json(doc)["results"]}
+
+
+def result_of(doc: dict | ResultsDocument, case_id: str) -> dict:
+    """The one result of case_id in a results document (its JSON, or the typed document), as
+    JSON."""
+    (found,) = [r for r in as_json(doc)["results"] if r["id"] == case_id]
     return found
 
 
-def comparable(doc: dict, *also: str) -> dict:
-    """A results document without what differs between two runs of the same cases (RUN_TIMING,
-    `also`, each result's duration_s)."""
+def comparable(doc: dict | ResultsDocument, *also: str) -> dict:
+    """A results document (its JSON, or the typed document) as JSON, without what differs
+    between two runs of the same cases (RUN_TIMING, `also`, each result's duration_s)."""
+    doc = as_json(doc)
     out = {k: v for k, v in doc.items() if k not in RUN_TIMING + also}
     out["results"] = [{k: v for k, v in r.items() if k != "duration_s"}
                       for r in doc["results"]]

@@ -51,7 +51,7 @@ from collections.abc import Mapping
 import numpy as np
 
 import conformance.judge.compare
-import conformance.session.runner
+import conformance.session.case_run
 from backends.numpy_reference import NumpyReferenceBackend
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
@@ -86,7 +86,7 @@ class PatchesMismatches(_Cheat):
     def patch(self) -> None:
         conformance.judge.compare.mismatches = (
             lambda got, exp: np.zeros(np.shape(got), dtype=bool))
-        conformance.session.runner.compare.mismatches = conformance.judge.compare.mismatches
+        conformance.session.case_run.compare.mismatches = conformance.judge.compare.mismatches
 
     def cheat(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
         pass  # computes nothing
@@ -96,7 +96,7 @@ class PatchesInputCheck(_Cheat):
     name = "cheat-input-check"
 
     def patch(self) -> None:
-        conformance.session.runner._same = lambda now, before: True
+        conformance.session.case_run._same = lambda now, before: True
 
     def cheat(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
         super(_Cheat, self).execute(call, bindings)
@@ -109,7 +109,7 @@ class PatchesGuards(_Cheat):
     name = "cheat-guards"
 
     def patch(self) -> None:
-        conformance.session.runner._Binding.guards_intact = lambda self: True
+        conformance.session.case_run._Binding.guards_intact = lambda self: True
 
     def cheat(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
         super(_Cheat, self).execute(call, bindings)

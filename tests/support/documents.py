@@ -11,7 +11,32 @@ import json
 import tempfile
 from pathlib import Path
 
-from conformance.results import FORMAT, NOT_RECOGNISED, STATUSES
+from conformance.results import FORMAT, NOT_RECOGNISED, STATUSES, Result, ResultsDocument
+
+
+def as_result(r: dict) -> Result:
+    """One result made here as its JSON (result() or a part of one), typed, its text kept as
+    given (typed()); PASS where it gives no status (a test of what the reports read of the
+    other fields)."""
+    return typed({"results": [{"status": "PASS", **r}]}).results[0]
+
+
+def typed(doc: dict | ResultsDocument) -> ResultsDocument:
+    """A results document made here as its JSON (a dict, as a results file holds it: the
+    documents below are, so that a test can edit any field, wrongly typed ones included), typed
+    as conformance.results.read gives it (the reports take the typed document), but with its
+    text as it is: read() sanitises a file's text (safe_text) and a Result sanitises what it is
+    given, while a hand-made document tests that the reports stand any text themselves (a
+    control character, a lone surrogate), so its results keep the text given."""
+    if isinstance(doc, ResultsDocument):
+        return doc
+    out = ResultsDocument.from_json(doc)
+    for r, given in zip(out.results, doc.get("results") or [], strict=True):
+        if isinstance(r, Result) and isinstance(given, dict):
+            for key, value in given.items():
+                if key in r.__dict__ and key != "status":
+                    object.__setattr__(r, key, value)  # past Result's sanitising __setattr__
+    return out
 
 
 def result(case_id: str, status: str, message: str = "", **extra: object) -> dict:

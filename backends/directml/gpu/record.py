@@ -21,42 +21,44 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+
+from conformance.results import Result, ResultsDocument, Status
 
 HERE = Path(__file__).resolve().parents[3]
 RECORDS = HERE / "docs" / "gpu"
 OUT = HERE / "docs" / "directml-gpu.md"
-STATUSES = ("PASS", "QUALITY_WARNING", "FAIL", "XFAIL", "XPASS", "ERROR", "TIMEOUT",
-            "NOT_SUPPORTED")
+#: The statuses in the order of the summary table.
+STATUSES = (Status.PASS, Status.QUALITY_WARNING, Status.FAIL, Status.XFAIL, Status.XPASS,
+            Status.ERROR, Status.TIMEOUT, Status.NOT_SUPPORTED)
 _EXPECTED = re.compile(r"^(expected|waived) (FAIL|ERROR|TIMEOUT) \(", re.S)
 
 
-def load(path: Path) -> dict[str, Any]:
+def load(path: Path) -> ResultsDocument:
     with lzma.open(path, "rt", encoding="utf-8") as f:
-        return json.load(f)
+        return ResultsDocument.from_json(json.load(f))
 
 
 def family(case_id: str) -> str:
     return "/".join(case_id.split("/")[:3])
 
 
-def reasons(doc: dict[str, Any]) -> list[str]:
+def reasons(doc: ResultsDocument) -> list[str]:
     """The reasons of the baseline a run was judged with, longest first (a reason may hold
     "): " itself, so the message is split where a whole reason ends)."""
     from conformance.results import baseline
 
-    path = HERE / ((doc.get("baseline") or {}).get("path") or "-")
+    path = HERE / ((doc.baseline.path if doc.baseline else None) or "-")
     if not path.is_file():
         return []
     return sorted({e.reason for e in baseline.load(path).entries}, key=len, reverse=True)
 
 
-def underlying(result: dict[str, Any], known: Sequence[str] = ()) -> tuple[str, str, str]:
+def underlying(result: Result, known: Sequence[str] = ()) -> tuple[str, str, str]:
     """(status before the baseline, the message without the baseline's words, the cause);
     known: the baseline's reasons (reasons()), else the reason ends at the first "): "."""
-    status, message = result["status"], result.get("message") or ""
+    status, message = result.status, result.message or ""
     found = _EXPECTED.match(message)
-    if status != "XFAIL" or not found:
+    if status != Status.XFAIL or not found:
         return status, message, ""
     reason = next((r for r in known if message.startswith(r + "): ", found.end())),
                   message[found.end():].split("): ", 1)[0])
@@ -64,10 +66,10 @@ def underlying(result: dict[str, Any], known: Sequence[str] = ()) -> tuple[str, 
     return found.group(2), rest, reason.split(";")[0]
 
 
-def compare(base: dict[str, Any], gpu: dict[str, Any]) -> list[str]:
+def compare(base: ResultsDocument, gpu: ResultsDocument) -> list[str]:
     """The markdown comparing one backend's lavapipe run (base) with its GPU run."""
-    b = {r["id"]: r for r in base["results"]}
-    g = {r["id"]: r for r in gpu["results"]}
+    b = {r.id: r for r in base.results}
+    g = {r.id: r for r in gpu.results}
     lines = []
     moved: Counter[tuple[str, str, str]] = Counter()
     example: dict[tuple[str, str, str], str] = {}
@@ -87,7 +89,7 @@ def compare(base: dict[str, Any], gpu: dict[str, Any]) -> list[str]:
             key = (family(case_id), sb, sg)
             moved[key] += 1
             example.setdefault(key, case_id)
-        elif sb == "FAIL" and mb != mg:
+        elif sb == Status.FAIL and mb != mg:
             values.append(case_id)
     lines.append(f"Same status on {same:,} of {len(both):,} cases.")
     lines.append("")
@@ -101,16 +103,16 @@ def compare(base: dict[str, Any], gpu: dict[str, Any]) -> list[str]:
     lines.append("")
     if causes:
         lines += ["| baseline cause | XFAIL on lavapipe | XFAIL on the GPU |", "|---|---|---|"]
-        for cause, where in sorted(causes.items()):
-            lines.append(f"| {cause} | {where['lavapipe']} | {where['GPU']} |")
+        for cause, counts in sorted(causes.items()):
+            lines.append(f"| {cause} | {counts['lavapipe']} | {counts['GPU']} |")
         lines.append("")
     return lines
 
 
-def summary_row(name: str, doc: dict[str, Any]) -> str:
-    s = doc["summary"]
+def summary_row(name: str, doc: ResultsDocument) -> str:
+    s = doc.summary
     cells = " | ".join(f"{s.get(k, 0):,}" for k in STATUSES)
-    return f"| {name} | {cells} | {doc.get('duration_s', 0):.0f} s |"
+    return f"| {name} | {cells} | {doc.duration_s:.0f} s |"
 
 
 def build(records: Path) -> str:
@@ -134,7 +136,7 @@ def build(records: Path) -> str:
         docs = {stack: load(path) for stack, path in stacks.items()}
         out += [f"## `{backend}`", ""]
         for stack, doc in docs.items():
-            env = doc["backend"].get("environment") or {}
+            env = doc.backend.get("environment") or {}
             out.append(f"- {stack}: DirectML {env.get('directml_version', '?')}; "
                        f"{env.get('adapter', '?')}; {env.get('driver', '?')}")
         out += ["", "| run | " + " | ".join(STATUSES) + " | time |",

@@ -1,5 +1,5 @@
-"""The example calls the depth/space operators give the generic case families (the OperatorSpec
-hooks of docs/operators.md), as plain data.
+"""The example calls the depth/space operators give the generic case families (their Examples,
+the hooks of docs/operators.md), as plain data.
 
 Every call is pure data movement (NOTES §3): its inputs are random bit patterns, and every
 operator takes every data type from DML_FEATURE_LEVEL_5_0. Shapes come in pairs: the depth form
@@ -10,8 +10,9 @@ and writes the second, SPACE_TO_DEPTH(1) the other way round.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
+from conformance.ops.base import Attribute
 from conformance.ops.depth_space.pages import (
     DEPTH_TO_SPACE,
     DEPTH_TO_SPACE1,
@@ -22,6 +23,8 @@ from conformance.ops.examples import (
     Breaking,
     Call,
     ExampleCall,
+    Examples,
+    Operator,
     Pick,
     desc,
     set_attributes,
@@ -36,7 +39,7 @@ ORDERS = ("DEPTH_COLUMN_ROW", "COLUMN_ROW_DEPTH")
 F32, F16, U8, I64 = DataType.FLOAT32, DataType.FLOAT16, DataType.UINT8, DataType.INT64
 
 #: The layouts family's call per operator: (input sizes, output sizes, attributes).
-LAYOUTS = {
+LAYOUTS: dict[str, tuple[list[int], list[int], dict[str, Any]]] = {
     "DEPTH_TO_SPACE": ([2, 4, 3, 5], [2, 1, 6, 10], {"BlockSize": 2}),
     "DEPTH_TO_SPACE1": ([2, 8, 3, 5], [2, 2, 6, 10],
                         {"BlockSize": 2, "Order": "COLUMN_ROW_DEPTH"}),
@@ -72,21 +75,26 @@ def draw_forms(pick: Pick, data_type: str, max_block: int
             desc(data_type, [n, c, h * block, w * block]))
 
 
-class DepthSpaceExamples:
-    """The hooks, for the four operators (to_space: DEPTH_TO_SPACE(1); ordered: the *1
-    operators, which take an Order)."""
+class DepthSpaceOperator(Operator, Protocol):
+    """What the hooks ask of a depth/space spec (spec.py's DepthSpaceFamily answers it)."""
 
-    name: str
     page: str
-    attributes: tuple[Any, ...]
-    to_space: bool
+    attributes: tuple[Attribute, ...]
+    to_space: bool  # DEPTH_TO_SPACE(1): the depth form in, the space form out
+
+
+class DepthSpaceExamples(Examples):
+    """The hooks, for the four operators (the spec's to_space: DEPTH_TO_SPACE(1); ordered: the
+    *1 operators, which take an Order)."""
+
+    spec: DepthSpaceOperator
 
     @property
     def ordered(self) -> bool:
-        return any(a.name == "Order" for a in self.attributes)
+        return any(a.name == "Order" for a in self.spec.attributes)
 
     def _forms(self, depth: list[int], space: list[int]) -> dict[str, list[int]]:
-        inp, out = (depth, space) if self.to_space else (space, depth)
+        inp, out = (depth, space) if self.spec.to_space else (space, depth)
         return {"InputTensor": inp, "OutputTensor": out}
 
     def _block_attributes(self, block: int, order: str | None = "DEPTH_COLUMN_ROW"
@@ -110,7 +118,7 @@ class DepthSpaceExamples:
         return out
 
     def layout_examples(self) -> Sequence[ExampleCall]:
-        inp, out, attrs = LAYOUTS[self.name]
+        inp, out, attrs = LAYOUTS[self.spec.name]
         return [ExampleCall({"InputTensor": inp, "OutputTensor": out}, attrs,
                             data_types=ALL_TYPES)]
 
@@ -133,14 +141,14 @@ class DepthSpaceExamples:
                 attrs)
 
     def breaking_rules(self) -> Sequence[Breaking]:
-        wrong = [1, 1, 4, 7] if self.to_space else [1, 4, 2, 4]
-        transposed = [1, 1, 6, 4] if self.to_space else [1, 4, 3, 2]
+        wrong = [1, 1, 4, 7] if self.spec.to_space else [1, 4, 2, 4]
+        transposed = [1, 1, 6, 4] if self.spec.to_space else [1, 4, 3, 2]
         out = [Breaking("block-size-0", "depth_space.block_size", set_attributes(BlockSize=0)),
                Breaking("output-sizes", "operator.output_sizes",
                         set_fields("OutputTensor", Sizes=wrong)),
                Breaking("output-sizes-transposed", "operator.output_sizes",
                         set_fields("OutputTensor", Sizes=transposed))]
-        if self.to_space:
+        if self.spec.to_space:
             out.append(Breaking("channels-not-divisible", "depth_space.channels_divisible",
                                 set_sizes(InputTensor=[1, 6, 2, 3], OutputTensor=[1, 1, 4, 6])))
         else:
@@ -166,14 +174,15 @@ class DepthSpaceExamples:
         return out
 
     def _copies(self) -> tuple[Citation, ...]:
-        return (Citation(self.page, "Description (copies the input)"), notes("3"))
+        return (Citation(self.spec.page, "Description (copies the input)"), notes("3"))
 
     def bitlevel_examples(self) -> Sequence[ExampleCall]:
         """BlockSize 2 in each Order, every data type."""
         forms = self._forms([2, 4, 3, 2], [2, 1, 6, 4])
         return [ExampleCall(forms, self._block_attributes(2, order),
                             slug=order.lower().replace("_", "-") if order else "",
-                            operator=self.name, data_types=ALL_TYPES, cites=self._copies())
+                            operator=self.spec.name, data_types=ALL_TYPES,
+                            cites=self._copies())
                 for order in (ORDERS if self.ordered else (None,))]
 
     def draw_call(self, pick: Pick, selecting: bool = False) -> ExampleCall:

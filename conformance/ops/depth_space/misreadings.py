@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from math import prod
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from conformance.kit.misreading import Misreading, Run
 from conformance.kit.rejection import DescRejected
 from conformance.ops import OperatorCall
 from conformance.ops.depth_space.pages import DEPTH_TO_SPACE1, ORDER_PAGE
+from conformance.ops.depth_space.spec import DepthSpaceFamily
 from conformance.spec import Citation
 from conformance.tensors import DataType, read_tensor, write_tensor
 
@@ -87,8 +88,9 @@ def _source_map(call: OperatorCall, shape: tuple[int, ...]) -> np.ndarray:
     return _reference(call, {"InputTensor": index})["OutputTensor"]
 
 
-def _gather(x: np.ndarray, index: tuple[np.ndarray, ...]) -> np.ndarray:
-    """x at the given multi-indices; an index outside x reads 0 (robust buffer access)."""
+def _gather(x: np.ndarray, index: tuple[Any, ...]) -> np.ndarray:
+    """x at the given multi-indices (an index array per axis); an index outside x reads 0
+    (robust buffer access)."""
     valid = np.ones(index[0].shape, dtype=bool)
     for i, size in zip(index, x.shape, strict=True):
         valid &= (i >= 0) & (i < size)
@@ -100,7 +102,7 @@ def _gather(x: np.ndarray, index: tuple[np.ndarray, ...]) -> np.ndarray:
 
 # -- the readings -------------------------------------------------------------------------------
 def _other_order(call: OperatorCall, inputs: Mapping[str, np.ndarray]) -> Outputs:
-    order = ops.get(call.operator).order(call)
+    order = cast(DepthSpaceFamily, ops.get(call.operator)).order(call)
     return _reference(_with(call, Order=OTHER_ORDER[order]), inputs)
 
 

@@ -68,8 +68,12 @@ def space_to_depth(x: np.ndarray, block: int, order: str) -> np.ndarray:
     return y.reshape(n, c * block * block, hh, ww)
 
 
-class _DepthSpace(DepthSpaceExamples, OperatorSpec):
+class DepthSpaceFamily(OperatorSpec):
+    """What the four operators share: the block movement, one way or the other, in an Order
+    (DEPTH_COLUMN_ROW for the original operators, which state none)."""
+
     to_space: bool  # True for DEPTH_TO_SPACE(1)
+    examples_type = DepthSpaceExamples
 
     def order(self, call: OperatorCall) -> str:
         return call.attributes.get("Order", "DEPTH_COLUMN_ROW")
@@ -131,7 +135,7 @@ class _DepthSpace(DepthSpaceExamples, OperatorSpec):
         return {"OutputTensor": np.ascontiguousarray(y).view(x.dtype)}
 
 
-class DepthToSpace(_DepthSpace):
+class DepthToSpace(DepthSpaceFamily):
     name = "DEPTH_TO_SPACE"
     type_value = 69
     introduced = FeatureLevel.FL_1_0
@@ -141,7 +145,7 @@ class DepthToSpace(_DepthSpace):
     to_space = True
 
 
-class DepthToSpace1(_DepthSpace):
+class DepthToSpace1(DepthSpaceFamily):
     name = "DEPTH_TO_SPACE1"
     type_value = 113
     introduced = FeatureLevel.FL_2_1
@@ -151,7 +155,7 @@ class DepthToSpace1(_DepthSpace):
     to_space = True
 
 
-class SpaceToDepth(_DepthSpace):
+class SpaceToDepth(DepthSpaceFamily):
     name = "SPACE_TO_DEPTH"
     type_value = 68
     introduced = FeatureLevel.FL_1_0
@@ -161,7 +165,7 @@ class SpaceToDepth(_DepthSpace):
     to_space = False
 
 
-class SpaceToDepth1(_DepthSpace):
+class SpaceToDepth1(DepthSpaceFamily):
     name = "SPACE_TO_DEPTH1"
     type_value = 114
     introduced = FeatureLevel.FL_2_1

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +54,9 @@ THRESHOLD = 2.0
 SILENCE_REL = 2.0**-20
 #: Round-to-nearest float32 error of one operation, relative to its result: the strict reading.
 ROUND_TO_NEAREST = 2.0**-24
+#: A quantity per output element (an array, broadcast over the dimensions not yet reached), or
+#: one for all of them before the first dimension sets it.
+Numbers = np.ndarray | float
 
 
 def stretch(scale: float) -> float:
@@ -144,7 +148,8 @@ def silences(scales: np.ndarray, axes: list[Axis]) -> list[str]:
     return reasons
 
 
-def _reduce(values: np.ndarray, taps: np.ndarray, d: int, how) -> np.ndarray:
+def _reduce(values: np.ndarray, taps: np.ndarray, d: int, how: Callable[..., np.ndarray]
+            ) -> np.ndarray:
     """how (np.nanmax, np.nanmin) over each output's taps along dimension d."""
     with warnings.catch_warnings():  # all-NaN slices: no finite tap there
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -173,13 +178,16 @@ def antialiased(x: np.ndarray, axes: list[Axis], half: bool = False) -> Expected
     nonfinite = (~np.isfinite(y)).astype(np.float64)
     dims = x.ndim
     # Per output element, built up dimension by dimension (broadcast shapes):
-    taps_product = 1.0  # T: the number of taps of the whole sum
-    passes = 0.0  # the separable evaluation's operation count (4 per lerp, N_d per filter)
-    weights_err = 0.0  # the weights' error, in units of the op error, times M
-    strict_weights = 0.0  # the same for one float32 pipeline (the flag does not change it)
-    weight_ops = 0.0  # the operations computing the weights (for the denormal flushes)
-    strict_coord = legal_coord = 0.0  # coordinate allowance times the taps' sensitivity
-    gap = 0.0  # the normalisation gap, relative to |y|
+    taps_product: Numbers = 1.0  # T: the number of taps of the whole sum
+    passes: Numbers = 0.0  # the separable evaluation's operation count (4 per lerp, N_d a filter)
+    weights_err: Numbers = 0.0  # the weights' error, in units of the op error, times M
+    strict_weights: Numbers = 0.0  # the same for one float32 pipeline (the flag changes nothing)
+    weight_ops: Numbers = 0.0  # the operations computing the weights (for the denormal flushes)
+    strict_coord: Numbers = 0.0  # coordinate allowance times the taps' sensitivity
+    legal_coord: Numbers = 0.0
+    gap: Numbers = 0.0  # the normalisation gap, relative to |y|
+    n: Numbers  # the taps of the dimension
+    sensitivity: Numbers
     for d, axis in enumerate(axes):
         shape = [-1 if k == d else 1 for k in range(dims)]
         taps, weights, total, count = filter_weights(axis)

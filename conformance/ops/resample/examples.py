@@ -1,6 +1,6 @@
-"""The example calls the resample operators give the generic case families (the OperatorSpec hooks
-of docs/operators.md), as plain data, for all four: each call follows from what the operator's
-desc states (its attributes), so one set of hooks serves them all.
+"""The example calls the resample operators give the generic case families (their Examples, the
+hooks of docs/operators.md), as plain data, for all four: each call follows from what the
+operator's desc states (its attributes), so one set of hooks serves them all.
 
 - RESAMPLE1 states its pixel offsets; RESAMPLE implies 0.5 / -0.5 (the RESAMPLE1 page's
   Remarks), so its calls take half-pixel pairs only. Linear calls compute their outputs (finite
@@ -22,13 +22,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol, cast
 
-from conformance.ops.base import float32
+from conformance.ops.base import OperatorCall, float32
 from conformance.ops.examples import (
     Breaking,
     Call,
     ExampleCall,
+    Examples,
+    Operator,
     Pick,
     desc,
     set_attributes,
@@ -169,45 +171,48 @@ def _scale(value: float) -> Any:
     return set_attributes(Scales=[1, 1, value, 2])
 
 
-class ResampleExamples:
-    """The hooks of the four operators, each call shaped by the attributes the operator's desc
-    states (offsets, RoundingDirection, Antialiased)."""
+class ResampleOperator(Operator, Protocol):
+    """What the hooks ask of a resample spec (spec.py's ResampleFamily answers it)."""
 
-    name: str
     page: str
-    attributes: tuple[Any, ...]
 
-    def _states(self, attribute: str) -> bool:
-        return any(a.name == attribute for a in self.attributes)
+    def states(self, attribute: str) -> bool: ...
 
     @property
-    def states_offsets(self) -> bool:
-        return self._states("InputPixelOffsets")
+    def states_offsets(self) -> bool: ...
 
     def stated(self, attributes: Mapping[str, Any], direction: str = DIRECTION,
-               antialiased: int = 1) -> dict[str, Any]:
-        """RESAMPLE1's attributes with the RoundingDirection and Antialiased where the operator
-        states them, in the page's order."""
-        full = {**attributes, "RoundingDirection": direction, "Antialiased": antialiased}
-        return {a.name: full[a.name] for a in self.attributes if a.name in full}
+               antialiased: int = 1) -> dict[str, Any]: ...
+
+    def make_call(self, tensors: Mapping[str, TensorDesc], attributes: Mapping[str, Any]
+                  ) -> OperatorCall: ...
+
+    def silent_regions(self, call: OperatorCall) -> list[str]: ...
+
+
+class ResampleExamples(Examples):
+    """The hooks of the four operators, each call shaped by the attributes the operator's desc
+    states (offsets, RoundingDirection, Antialiased: the spec's states() and stated())."""
+
+    spec: ResampleOperator
 
     def _attributes(self, mode: str, scales: Sequence[float], dims: int) -> dict[str, Any]:
         """The call's attributes with half-pixel offsets (where stated)."""
         attrs: dict[str, Any] = {"InterpolationMode": mode, "Scales": scales}
-        if self.states_offsets:
+        if self.spec.states_offsets:
             attrs |= {"InputPixelOffsets": [0.5] * dims, "OutputPixelOffsets": [-0.5] * dims}
-        return self.stated(attrs)
+        return self.spec.stated(attrs)
 
     def _directions(self, mode: str) -> tuple[str | None, ...]:
         """The RoundingDirections a call in `mode` is given where the rounding shows (None: the
         default, unnamed in the slug)."""
-        return DIRECTIONS if mode != "LINEAR" and self._states("RoundingDirection") else (None,)
+        return DIRECTIONS if mode != "LINEAR" and self.spec.states("RoundingDirection") else (None,)
 
     def _stretched(self, in_sizes: Sequence[int], stretches: Sequence[int], slug: str,
                    **fields: Any) -> ExampleCall:
         sizes, outs, scales, pairs = stretched_call(in_sizes, stretches)
         return ExampleCall({"InputTensor": sizes, "OutputTensor": outs},
-                           self.stated(offsets_attributes("LINEAR", scales, pairs)), slug=slug,
+                           self.spec.stated(offsets_attributes("LINEAR", scales, pairs)), slug=slug,
                            inputs="smooth", **fields)
 
     def table_examples(self) -> Sequence[ExampleCall]:
@@ -223,7 +228,7 @@ class ResampleExamples:
                                        self._attributes(mode, scales, dims),
                                        slug=f"{dims}d/{mode.lower()}",
                                        inputs="smooth" if mode == "LINEAR" else "bits"))
-        if self._states("Antialiased"):
+        if self.spec.states("Antialiased"):
             out += [self._stretched([*TABLE_SIZES[:dims - 1], 12], [1] * (dims - 1) + [4],
                                     f"{dims}d/linear-antialiased") for dims in range(1, 6)]
         return out
@@ -232,13 +237,13 @@ class ResampleExamples:
         """Each mode (nearest in each RoundingDirection) on the types of FLOAT32, FLOAT16 and
         UINT8 (scaled on every dimension, stated offsets arbitrary); with Antialiased, H and W
         stretched by 4 (12 -> 2 each) too."""
-        inp, outp, attrs = LAYOUTS["RESAMPLE1" if self.states_offsets else "RESAMPLE"]
+        inp, outp, attrs = LAYOUTS["RESAMPLE1" if self.spec.states_offsets else "RESAMPLE"]
         out = [ExampleCall({"InputTensor": inp, "OutputTensor": outp},
-                           self.stated({**attrs, "InterpolationMode": mode}, d or DIRECTION),
+                           self.spec.stated({**attrs, "InterpolationMode": mode}, d or DIRECTION),
                            slug=mode.lower() + (f"/{d.lower()}" if d else ""), inputs="smooth",
                            data_types=LAYOUT_TYPES)
                for mode in MODES for d in self._directions(mode)]
-        if self._states("Antialiased"):
+        if self.spec.states("Antialiased"):
             out.append(self._stretched([1, 2, 12, 12], [1, 1, 4, 4], "linear/antialiased",
                                        data_types=LAYOUT_TYPES))
         return out
@@ -272,7 +277,7 @@ class ResampleExamples:
                             ("infinite", math.inf), ("float32-underflow", 1e-46)):
             out.append(Breaking(f"scale-{slug}", "resample.scales", _scale(value),
                                 READING_SCALES))
-        if self.states_offsets:
+        if self.spec.states_offsets:
             for slug, value in (("nan", math.nan), ("infinite", -math.inf)):
                 out.append(Breaking(f"input-offset-{slug}", "resample.offsets",
                                     set_attributes(InputPixelOffsets=[0.5, 0.5, value, 0.5]),
@@ -280,7 +285,7 @@ class ResampleExamples:
                 out.append(Breaking(f"output-offset-{slug}", "resample.offsets",
                                     set_attributes(OutputPixelOffsets=[-0.5, -0.5, -0.5, value]),
                                     READING_SCALES))
-        if self._states("RoundingDirection"):  # a DML_AXIS_DIRECTION value (0 or 1)
+        if self.spec.states("RoundingDirection"):  # a DML_AXIS_DIRECTION value (0 or 1)
             out.append(Breaking("rounding-direction-2", "resample2.rounding_direction",
                                 set_attributes(RoundingDirection=2)))
         return out
@@ -288,20 +293,21 @@ class ResampleExamples:
     def large_examples(self) -> Sequence[ExampleCall]:
         """The operator's rows of LARGE (RESAMPLE's and RESAMPLE1's one list, written once)."""
         out = []
-        for operator, data_type, mode, direction, inp, scales, outp in LARGE[self.name]:
+        for operator, data_type, mode, direction, inp, scales, outp in LARGE[self.spec.name]:
             cites = (Citation(page(operator), "Scales"),
                      *((Citation(page(operator), ADDED[operator]), notes("10"))
                        if operator in ADDED else (notes("4"),)))
             fields: dict[str, Any] = {"operator": operator, "data_types": (data_type,),
                                       "cites": cites}
             if outp is None:
-                out.append(self._stretched(inp, scales, "linear/antialiased", **fields))
+                stretches = cast(list[int], scales)  # a stretched row's are whole factors
+                out.append(self._stretched(inp, stretches, "linear/antialiased", **fields))
                 continue
             attrs: dict[str, Any] = {"InterpolationMode": mode, "Scales": scales}
             if operator != "RESAMPLE":
                 attrs = offsets_attributes(mode, scales, [HALF_PIXEL] * 4)
-            if operator == self.name:
-                attrs = self.stated(attrs, direction or DIRECTION)
+            if operator == self.spec.name:
+                attrs = self.spec.stated(attrs, direction or DIRECTION)
             out.append(ExampleCall({"InputTensor": inp, "OutputTensor": outp}, attrs,
                                    slug=mode.lower() + (f"/{direction.lower()}" if direction
                                                         else ""),
@@ -309,7 +315,7 @@ class ResampleExamples:
         return out
 
     def _selects(self) -> tuple[Citation, ...]:
-        return (Citation(self.page, "InterpolationMode (nearest chooses an input element)"),
+        return (Citation(self.spec.page, "InterpolationMode (nearest chooses an input element)"),
                 notes("4"))
 
     def bitlevel_examples(self) -> Sequence[ExampleCall]:
@@ -317,9 +323,9 @@ class ResampleExamples:
         RoundingDirection (citing RESAMPLE2's page for it)."""
         attrs = self._attributes("NEAREST_NEIGHBOR", [1, 2, 2, 3], 4)
         return [ExampleCall({"InputTensor": [1, 2, 3, 4], "OutputTensor": [1, 4, 6, 12]},
-                            self.stated(attrs, d or DIRECTION),
-                            slug="nearest" + (f"/{d.lower()}" if d else ""), operator=self.name,
-                            data_types=BITLEVEL_TYPES,
+                            self.spec.stated(attrs, d or DIRECTION),
+                            slug="nearest" + (f"/{d.lower()}" if d else ""),
+                            operator=self.spec.name, data_types=BITLEVEL_TYPES,
                             cites=(*self._selects(),
                                    *((Citation(RESAMPLE2, "RoundingDirection"), notes("10"))
                                      if d else ())))
@@ -333,19 +339,19 @@ class ResampleExamples:
         the page decides every output of the call (no silent region: the explorer's generic
         families mark no case ambiguous)."""
         example = self._draw(pick, selecting)
-        if not self._states("RoundingDirection"):
+        if not self.spec.states("RoundingDirection"):
             return example
         direction = pick("rounding_direction", DIRECTIONS)
-        example = replace(example, attributes=self.stated(example.attributes, direction))
-        if not self._states("Antialiased"):
+        example = replace(example, attributes=self.spec.stated(example.attributes, direction))
+        if not self.spec.states("Antialiased"):
             return example
         (data_type,) = example.data_types
-        call = self.make_call({n: TensorDesc.from_json(d)  # type: ignore[attr-defined]
-                               for n, d in example.tensors(data_type).items()},
-                              self.stated(example.attributes, direction))
-        choices = [0] if self.silent_regions(call) else [0, 1]  # type: ignore[attr-defined]
+        call = self.spec.make_call({n: TensorDesc.from_json(d)
+                                    for n, d in example.tensors(data_type).items()},
+                                   self.spec.stated(example.attributes, direction))
+        choices = [0] if self.spec.silent_regions(call) else [0, 1]
         antialiased = pick("antialiased", choices)
-        return replace(example, attributes=self.stated(example.attributes, direction,
+        return replace(example, attributes=self.spec.stated(example.attributes, direction,
                                                        antialiased))
 
     def _draw(self, pick: Pick, selecting: bool) -> ExampleCall:
@@ -364,7 +370,7 @@ class ResampleExamples:
         sizes = pick("sizes", range(1, 5), count=4)
         scales = pick("scales", SCALES, count=4)
         attrs: dict[str, Any] = {"InterpolationMode": mode, "Scales": scales}
-        if self.states_offsets:
+        if self.spec.states_offsets:
             attrs = offsets_attributes(mode, scales, pick("offsets", OFFSETS, count=4))
         return ExampleCall(
             {"InputTensor": sizes,

@@ -31,6 +31,7 @@ either integer neighbour, so truncation and rounding are both the spec's reading
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 
@@ -57,6 +58,7 @@ from conformance.ops.resample.sampling import (
     resampled,
     unclamped,
 )
+from conformance.ops.resample.spec import ResampleFamily
 from conformance.spec import Citation, notes
 from conformance.tensors import DataType
 
@@ -106,7 +108,7 @@ def _interpolate(call: OperatorCall, x: np.ndarray, axes: list[Axis]) -> np.ndar
 
 
 def _params(call: OperatorCall) -> list[Params]:
-    in_off, out_off = ops.get(call.operator).offsets(call)
+    in_off, out_off = cast(ResampleFamily, ops.get(call.operator)).offsets(call)
     return list(zip(call.tensors["OutputTensor"].sizes, call.tensors["InputTensor"].sizes,
                     float32(call.attributes["Scales"]), in_off, out_off, strict=True))
 
@@ -364,7 +366,7 @@ def _other_signedness(call: OperatorCall, x: np.ndarray) -> np.ndarray:
 # -- the catalogue -------------------------------------------------------------------------------
 
 def _entry(key: str, reading: str, operators: frozenset[str], contradicts: Citation,
-           compute: Compute, applies: Callable[[OperatorCall], bool], **kw: object) -> Misreading:
+           compute: Compute, applies: Callable[[OperatorCall], bool], **kw: Any) -> Misreading:
     return Misreading(key=key, reading=reading, operators=operators, contradicts=contradicts,
                       run=runs(compute), applies=applies, **kw)
 

@@ -22,6 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from conformance.expected import Expected
 from conformance.kit.misreading import Misreading
 from conformance.ops import OperatorCall
 from conformance.ops.resample.antialias import (
@@ -68,6 +69,13 @@ def _to_type(y: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return y.astype(dtype)
 
 
+def _center(expected: Expected) -> np.ndarray:
+    """The exact value of an antialiased expectation (a 'within' one, which has its center)."""
+    if expected.center is None:
+        raise ValueError(f"a '{expected.kind}' expectation has no center")
+    return expected.center
+
+
 def _rescaled(factor: Callable[[Axis], np.ndarray]) -> Compute:
     """The suite's antialiased output times the product over dimensions of factor(axis) per
     output index: another normalisation of the same weights."""
@@ -76,7 +84,7 @@ def _rescaled(factor: Callable[[Axis], np.ndarray]) -> Compute:
         axes = SPEC.antialias_axes(call)
         if axes is None:
             return right(call, x)
-        y = SPEC.expected(call, {"InputTensor": x})["OutputTensor"].center
+        y = _center(SPEC.expected(call, {"InputTensor": x})["OutputTensor"])
         for d, axis in enumerate(axes):
             shape = [-1 if k == d else 1 for k in range(x.ndim)]
             y = y * factor(axis).reshape(shape)
@@ -95,8 +103,9 @@ def _edges_excluded(call: OperatorCall, x: np.ndarray) -> np.ndarray:
     pad = [int(np.ceil(a.f)) + 1 if a.stretched else 0 for a in axes]
     shifted = [replace(a, c=a.c + p, size=a.size + 2 * p) for a, p in zip(axes, pad, strict=True)]
     with np.errstate(all="ignore"):
-        inside = antialiased(np.pad(np.ones(x.shape), [(p, p) for p in pad]), shifted).center
-        total = antialiased(np.pad(x.astype(np.float64), [(p, p) for p in pad]), shifted).center
+        inside = _center(antialiased(np.pad(np.ones(x.shape), [(p, p) for p in pad]), shifted))
+        total = _center(antialiased(np.pad(x.astype(np.float64), [(p, p) for p in pad]),
+                                    shifted))
     return _to_type(total / inside, x.dtype)
 
 

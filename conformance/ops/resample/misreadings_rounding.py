@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import cast
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from conformance.ops.resample.pages import DIRECTION_PAGE
 from conformance.ops.resample.pages import RESAMPLE2 as PAGE
 from conformance.ops.resample.readings import mode, right, runs
 from conformance.ops.resample.sampling import nearest_index
+from conformance.ops.resample.spec import ResampleFamily
 from conformance.spec import Citation
 
 #: The operators with a RoundingDirection: RESAMPLE2 and RESAMPLE3, which extends it.
@@ -64,7 +66,7 @@ def _direction(direction: Callable[[str], str]) -> Callable[[OperatorCall], Oper
 
 def _selected(call: OperatorCall) -> list[np.ndarray]:
     """Per dimension the input index nearest selects for each output (without near-ties)."""
-    spec = ops.get(call.operator)
+    spec = cast(ResampleFamily, ops.get(call.operator))
     rounding = spec.nearest_rounding(call)
     return [nearest_index(c + rounding.shift, rounding.halves_up)
             for c, _ in spec.axes(call, call.tensors["InputTensor"].sizes)]

@@ -149,7 +149,8 @@ def _nearest(x: np.ndarray, axes: list[Coordinates], strict: bool = False,
              rounding: NearestRounding = NearestRounding()) -> Expected:
     """The rounding's index (floor(c + 0.5) by default), bits copied; near-ties accept the other
     neighbour too (notes §4), unless strict (the reading alone: ties round as `rounding` says)."""
-    primary, others = [], []
+    primary: list[np.ndarray] = []
+    others: list[np.ndarray | None] = []
     for (c, err), size in zip(axes, x.shape, strict=True):
         c = c + rounding.shift
         idx = nearest_index(c, rounding.halves_up)
@@ -160,7 +161,7 @@ def _nearest(x: np.ndarray, axes: list[Coordinates], strict: bool = False,
         primary.append(idx)
         others.append(other if np.any(other != idx) else None)
     values = _take(x, primary)
-    tied = [d for d, o in enumerate(others) if o is not None]
+    tied = {d: o for d, o in enumerate(others) if o is not None}  # dimension -> other index
     if strict:
         return _any_nan(Expected(values, rule=f"nearest, {rounding.words} even at ties "
                                               f"({rounding.strict_why})"))
@@ -172,7 +173,7 @@ def _nearest(x: np.ndarray, axes: list[Coordinates], strict: bool = False,
             picked = list(primary)
             for d, use in zip(tied, choice, strict=True):
                 if use:
-                    picked[d] = others[d]
+                    picked[d] = tied[d]
             alternatives.append(_take(x, picked))
     return _any_nan(Expected(values, kind="one_of", alternatives=tuple(alternatives),
                              rule=f"nearest, either neighbour at a tie ({rounding.tie_why})"))
@@ -205,7 +206,8 @@ def _linear(x: np.ndarray, axes: list[Coordinates],
     # coordinate within its legal error (a tap of weight 0 may get a tiny weight).
     finite = np.where(np.isfinite(y), y, np.nan)
     peak, hi, lo = np.abs(finite), finite, finite
-    coord_err = legal_err = 0.0
+    coord_err: np.ndarray | float = 0.0
+    legal_err: np.ndarray | float = 0.0
     for d, ((c, err), size) in enumerate(zip(axes, x.shape, strict=True)):
         i0, i1, t = linear_taps(c, size)
         shape = [-1 if k == d else 1 for k in range(x.ndim)]
@@ -246,7 +248,7 @@ def _linear(x: np.ndarray, axes: list[Coordinates],
 
 
 def interpolated(y: np.ndarray, dtype: np.dtype, strict_error: np.ndarray,
-                 legal_error: np.ndarray, rule: str, nan_ok: np.ndarray | bool,
+                 legal_error: np.ndarray, rule: str, nan_ok: np.ndarray | None,
                  half: bool) -> Expected:
     """The expectation of an interpolated output y (float64, exact): within strict_error of y
     strictly and within legal_error legally, besides the last rounding to the output type (its
@@ -276,8 +278,8 @@ def interpolated(y: np.ndarray, dtype: np.dtype, strict_error: np.ndarray,
                                         f"the {D3D_RULES} (docs/tolerances.md)"))
 
 
-def _legal_error(dimensions: int, peak: np.ndarray, spread: np.ndarray, coordinate: np.ndarray,
-                 half: bool) -> np.ndarray:
+def _legal_error(dimensions: int, peak: np.ndarray, spread: np.ndarray,
+                 coordinate: np.ndarray | float, half: bool) -> np.ndarray:
     """What legal arithmetic may add to the exact value of a linear output, besides the last
     rounding to the output type (docs/tolerances.md, "The legal envelope"):
 

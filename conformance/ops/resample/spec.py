@@ -44,7 +44,7 @@ from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, float32, table
 from conformance.ops.resample.antialias import Axis, antialiased, silences, stretch
-from conformance.ops.resample.examples import ResampleExamples
+from conformance.ops.resample.examples import DIRECTION, ResampleExamples
 from conformance.ops.resample.pages import (
     DIRECTION_PAGE,
     MODE_PAGE,
@@ -105,12 +105,29 @@ def tables(page: str, rows: tuple[tuple[str, str], ...]) -> tuple:
     return support_tables(page, [(lv, [1, 2, 3, 4], types) for lv, types in rows])
 
 
-class ResampleFamily(ResampleExamples, OperatorSpec):
+class ResampleFamily(OperatorSpec):
     """What the four operators share, each step taken as the operator's desc states it: offsets
     stated or implied (0.5 / -0.5), nearest rounded by a RoundingDirection or floor(c + 0.5), the
     antialiased filter where Antialiased is stated."""
 
     count_name: str  # "DimensionCount" or "ScaleCount"
+    examples_type = ResampleExamples
+
+    def states(self, attribute: str) -> bool:
+        """Whether the operator's desc has this attribute (a later page adds some)."""
+        return any(a.name == attribute for a in self.attributes)
+
+    @property
+    def states_offsets(self) -> bool:
+        """Whether the desc states its pixel offsets (RESAMPLE implies them)."""
+        return self.states("InputPixelOffsets")
+
+    def stated(self, attributes: Mapping[str, Any], direction: str = DIRECTION,
+               antialiased: int = 1) -> dict[str, Any]:
+        """RESAMPLE1's attributes with the RoundingDirection and Antialiased where the operator
+        states them, in the page's order."""
+        full = {**attributes, "RoundingDirection": direction, "Antialiased": antialiased}
+        return {a.name: full[a.name] for a in self.attributes if a.name in full}
 
     def offsets(self, call: OperatorCall) -> tuple[np.ndarray, np.ndarray]:
         """The pixel offsets per dimension: stated, or RESAMPLE's implied 0.5 / -0.5."""
@@ -181,7 +198,7 @@ class ResampleFamily(ResampleExamples, OperatorSpec):
                         f"{name} {list(a[name])} must be finite (as float32); reading, notes §4",
                         notes("4")))
         direction = a.get("RoundingDirection")
-        if self._states("RoundingDirection") and direction not in AXIS_DIRECTIONS:
+        if self.states("RoundingDirection") and direction not in AXIS_DIRECTIONS:
             out.append(Violation(
                 "resample2.rounding_direction",
                 f"RoundingDirection {direction!r} is not a DML_AXIS_DIRECTION value (INCREASING "
@@ -225,7 +242,7 @@ class ResampleFamily(ResampleExamples, OperatorSpec):
         axes = [coordinates(o, i, s, a, b) for (o, s, a, b), i
                 in zip(self._parameters(call, out_shape), in_shape, strict=True)]
         if (call.attributes["InterpolationMode"] != "NEAREST_NEIGHBOR"
-                or not self._states("RoundingDirection")):
+                or not self.states("RoundingDirection")):
             return axes
         return [(c, np.where((raw < -err) | (raw > size - 1 + err), -np.inf, err))
                 for (c, err), raw, size in zip(axes, self.unclamped(call), in_shape, strict=True)]
@@ -244,7 +261,7 @@ class ResampleFamily(ResampleExamples, OperatorSpec):
     def nearest_rounding(self, call: OperatorCall) -> NearestRounding:
         """How NEAREST_NEIGHBOR rounds this call's coordinates: floor(c) for DECREASING, ceil(c)
         for INCREASING (the page's RoundingDirection), else floor(c + 0.5) (notes §4)."""
-        if self._states("RoundingDirection"):
+        if self.states("RoundingDirection"):
             return ROUNDINGS[call.attributes["RoundingDirection"]]
         return NearestRounding()
 
@@ -333,12 +350,12 @@ class Resample2(ResampleFamily):
     type_value = 161  # DML_OPERATOR_RESAMPLE2 (DirectML.h, target 0x5100 and up; notes §1)
     introduced = FeatureLevel.FL_5_1  # Availability: "introduced in DML_FEATURE_LEVEL_5_1"
     page = RESAMPLE2
-    attributes = (INTERPOLATION_MODE,
-                  Attribute("RoundingDirection", "enum", AXIS_DIRECTIONS,
-                            prefix="DML_AXIS_DIRECTION_"),
-                  Attribute("Scales", "floats"),
-                  Attribute("InputPixelOffsets", "floats"),
-                  Attribute("OutputPixelOffsets", "floats"))
+    attributes: tuple[Attribute, ...] = (
+        INTERPOLATION_MODE,
+        Attribute("RoundingDirection", "enum", AXIS_DIRECTIONS, prefix="DML_AXIS_DIRECTION_"),
+        Attribute("Scales", "floats"),
+        Attribute("InputPixelOffsets", "floats"),
+        Attribute("OutputPixelOffsets", "floats"))
     derived_attributes = ("DimensionCount",)
     count_name = "DimensionCount"
     support = tables(page, (("5_1", "FLOAT32, FLOAT16"), ("6_2", "FLOAT32, FLOAT16, INT8, UINT8")))

@@ -307,12 +307,13 @@ def _layouts(operator: str, data_type: DataType) -> list[dict]:
     in_sizes, out_sizes, scales = [2, 2, 2, 3], [2, 2, 4, 6], [1.0, 1.0, 2.0, 2.0]
     pairs = ([HALF_PIXEL] * 4 if operator == "RESAMPLE" else
              [HALF_PIXEL, HALF_PIXEL, (0.25, -0.75), HALF_PIXEL])
-    fields = {"input-padded": ({"strides": padded_strides(in_sizes)}, {}),
-              "input-nhwc": ({"strides": nhwc_strides(in_sizes)}, {}),
-              "output-reversed": ({}, {"strides": reversed_strides(out_sizes)}),
-              "input-broadcast": ({"strides": _broadcast(in_sizes)}, {}),
-              "total-above-minimum": ({"total": _row_padded_total(data_type, in_sizes)},
-                                      {"total": _row_padded_total(data_type, out_sizes)})}
+    fields: dict[str, tuple[dict, dict]] = {
+        "input-padded": ({"strides": padded_strides(in_sizes)}, {}),
+        "input-nhwc": ({"strides": nhwc_strides(in_sizes)}, {}),
+        "output-reversed": ({}, {"strides": reversed_strides(out_sizes)}),
+        "input-broadcast": ({"strides": _broadcast(in_sizes)}, {}),
+        "total-above-minimum": ({"total": _row_padded_total(data_type, in_sizes)},
+                                {"total": _row_padded_total(data_type, out_sizes)})}
     out = []
     for mode in MODES:
         for slug, what in LAYOUTS.items():

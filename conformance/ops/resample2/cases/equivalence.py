@@ -118,10 +118,10 @@ def _tied(in_sizes: Sequence[int], out_sizes: Sequence[int], scales: Sequence[fl
 def _check(cid: str, calls: list[dict], at_ties: bool) -> None:
     """At ties: RESAMPLE1 lands on one; off them: every call's reference takes one output."""
     first = calls[0]
-    sizes = [first["tensors"][t]["Sizes"] for t in ("InputTensor", "OutputTensor")]
+    in_sizes, out_sizes = (first["tensors"][t]["Sizes"] for t in ("InputTensor", "OutputTensor"))
     a = first["attributes"]
     pairs = list(zip(a["InputPixelOffsets"], a["OutputPixelOffsets"], strict=True))
-    if at_ties and not _tied(*sizes, a["Scales"], pairs):
+    if at_ties and not _tied(in_sizes, out_sizes, a["Scales"], pairs):
         raise AssertionError(f"{cid}: no RESAMPLE1 coordinate lands on a tie")
     if not at_ties and not all(decided(c["operator"], c["tensors"], c["attributes"])
                                for c in calls):

@@ -39,12 +39,13 @@ from conformance import inputs as sources
 from conformance import ops
 from conformance.backend import Backend, DescRejected
 from conformance.casefile import Case, Source, logical_values
+from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.judge import compare
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.results import FAILING, Result, counted
-from conformance.session.bindings import GUARD as GUARD  # re-exported: runner.GUARD
+from conformance.results import FAILING, Result, Status, counted
+from conformance.session.bindings import GUARD as GUARD  # re-exported: case_run.GUARD
 from conformance.session.bindings import (
     WORKING_COPIES,
     BackendError,
@@ -238,7 +239,8 @@ def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
         return _Verdict("FAIL", f"{message} | diagnosis: {found['text']}" if found else message,
                         run.info, diagnosis=found)
     verdict = _Verdict("PASS", info=run.info)
-    failures, warnings, failed, related = [], [], {}, False
+    failures, warnings, related = [], [], False
+    failed: dict[str, dict[str, tuple[np.ndarray, Expected]]] = {}  # call -> output -> judged
     for ref, exp in expectations(case, run, flags).items():
         got = run.bindings[ref].read()
         name = ref.split(".", 1)[0]
@@ -312,7 +314,7 @@ def _run_rejected(case: Case, executor: Executor, claimed: FeatureLevel,
     return "FAIL", f"the backend accepted an invalid desc; it breaks: {why}"
 
 
-def new_result(case: Case, status: str = "PASS", message: str = "") -> Result:
+def new_result(case: Case, status: Status = Status.PASS, message: str = "") -> Result:
     """A result for case, its descriptive fields filled in from the case."""
     return Result(
         id=case.id, status=status, message=message, operators=list(case.operators),
@@ -341,16 +343,16 @@ def run_case(case: Case, backend: Claims, memory_cap: int | None = None,
         reason = unsupported_reason(case, backend)
         needed = 0 if case.rejected else case_bytes(case) * WORKING_COPIES
         if reason:
-            result.status, result.message = "NOT_SUPPORTED", reason
+            result.status, result.message = Status.NOT_SUPPORTED, reason
         elif needed > cap:
-            result.status, result.message = "ERROR", (
+            result.status, result.message = Status.ERROR, (
                 f"the case cannot run: its buffers need {needed // WORKING_COPIES:,} bytes "
                 f"({WORKING_COPIES} working copies: {needed:,}), over the memory cap of "
                 f"{cap:,} bytes (--memory-cap); refused before allocating anything "
                 f"({case.file}:{case.line})")
         elif case.rejected:
-            result.status, result.message = _run_rejected(case, executor,
-                                                          backend.claimed_level, cap)
+            status, result.message = _run_rejected(case, executor, backend.claimed_level, cap)
+            result.status = Status(status)
         else:
             verdict = _judge(case, executor, flags, OUTPUT_FILLS[0], cap)
             if verdict.status != "FAIL" and verdict.again:
@@ -361,21 +363,21 @@ def run_case(case: Case, backend: Claims, memory_cap: int | None = None,
                 if verdict.margin is not None:
                     second.margin = max(verdict.margin, second.margin or 0.0)
                 verdict = second
-            result.status, result.message = verdict.status, verdict.message
+            result.status, result.message = Status(verdict.status), verdict.message
             result.info = verdict.info
             result.mismatches, result.grids = verdict.mismatches, verdict.grids
             result.margin = verdict.margin
             result.diagnosis = verdict.diagnosis
     except CaseError as exc:
-        result.status, result.message = "ERROR", f"the case cannot run: {exc}"
+        result.status, result.message = Status.ERROR, f"the case cannot run: {exc}"
     except BackendError as exc:
-        result.status, result.message = "ERROR", str(exc)
+        result.status, result.message = Status.ERROR, str(exc)
     except MemoryError as exc:
-        result.status, result.message = "ERROR", (
+        result.status, result.message = Status.ERROR, (
             f"the harness ran out of memory running the case ({type(exc).__name__}: {exc}); "
             f"its buffers need {case_bytes(case):,} bytes")
     except Exception as exc:
-        result.status = "ERROR"
+        result.status = Status.ERROR
         result.message = (f"internal error in the harness (please report): "
                           f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-3)}")
     result.duration_s = round(time.perf_counter() - started, 6)
