@@ -62,10 +62,15 @@ def hypothesis_home(tmp_path: Path) -> Iterator[None]:
 def suite_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The suite's cache folder (parse cache, deep tier: casefile.cache.root()) is a temporary
     one for the whole test run, shared by its tests and the commands they start, never the
-    user's ~/.cache."""
+    user's ~/.cache. Under pytest-xdist the workers share one (the cache writes each entry
+    atomically), so the committed case files are parsed once per run, not once per worker."""
     import os
 
-    folder = tmp_path_factory.mktemp("dmlconf-cache")
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # base is <the run's basetemp>/popen-gwN
+        base = base.parent
+    folder = base / "dmlconf-cache"
+    folder.mkdir(exist_ok=True)
     before = os.environ.get("DMLCONF_CACHE")
     os.environ["DMLCONF_CACHE"] = str(folder)
     yield folder

@@ -727,6 +727,8 @@ def test_exact_patterns_match_one_id_only():
     assert exact("a/c", ids) == "a/c" and exact("a/b/1", ids) == "a/b/[1]"
 
 
+# every case of eight committed runs against the baseline's causes: 10 s, CI's certification step
+@pytest.mark.certification
 def test_the_committed_baseline_covers_each_case_with_its_own_cause():
     """An entry's patterns are globs: a case added under one later is covered by it, so each
     committed case an entry covers must be of the entry's cause (else a new finding could hide

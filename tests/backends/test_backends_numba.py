@@ -188,7 +188,16 @@ def test_the_rounding_direction_decides_nearest() -> None:
                    "DECREASING": [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4]}
 
 
-@pytest.mark.parametrize("data_type", [DataType.UINT8, DataType.FLOAT16, DataType.FLOAT32])
+#: The streaming tests take FLOAT32 (4-byte elements, the benchmark's) in the default run and
+#: every other element size in CI's certification step: each size is a JIT compile of the
+#: kernels (several seconds with a clean clone's empty Numba cache), as in
+#: test_numba_depth_kernels.py.
+def sizes(*data_types: DataType) -> list[DataType | object]:
+    return [t if t is DataType.FLOAT32 else pytest.param(t, marks=pytest.mark.certification)
+            for t in data_types]
+
+
+@pytest.mark.parametrize("data_type", sizes(DataType.UINT8, DataType.FLOAT16, DataType.FLOAT32))
 def test_nearest_2x_streams_bit_exact_at_any_alignment(data_type: DataType,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The streaming path (non-temporal 16-byte stores, taken for large outputs) forced on for
@@ -219,8 +228,8 @@ def test_nearest_2x_streams_bit_exact_at_any_alignment(data_type: DataType,
 
 
 @pytest.mark.parametrize("operator", ["DEPTH_TO_SPACE1", "SPACE_TO_DEPTH1"])
-@pytest.mark.parametrize("data_type", [DataType.UINT8, DataType.FLOAT16, DataType.FLOAT32,
-                                       DataType.UINT64])
+@pytest.mark.parametrize("data_type", sizes(DataType.UINT8, DataType.FLOAT16, DataType.FLOAT32,
+                                             DataType.UINT64))
 def test_depth_space_rows_stream_bit_exact_at_any_alignment(
         operator: str, data_type: DataType, monkeypatch: pytest.MonkeyPatch) -> None:
     """The block-2 row kernels' vector paths (16-byte interleaving / splitting stores,
