@@ -13,12 +13,13 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from conformance.backend import BackendLoadError
-from conformance.casefile import Case
+from conformance.casefile import Case, cache
 from conformance.levels import FeatureLevel
 from conformance.results import Result, Status
 from conformance.session.case_run import new_result
@@ -36,10 +37,19 @@ SEND_EVERY_S = 0.05
 
 
 def _judge(conn: Connection, running: Any, backend: str, level: str | None,
-           execution: Execution) -> None:
+           execution: Execution, believe_caches: bool) -> None:
     """A judge process's life: a Pool of one worker, then the cases of each chunk received run
     through it until None, the results sent back in batches. Before each case it marks in
-    `running` which case it runs, so that the harness knows it if this process dies."""
+    `running` which case it runs, so that the harness knows it if this process dies.
+    believe_caches: False where the harness that started it believes no cache entry (a
+    certification: casefile.cache.fresh()); a judge process is started afresh and would
+    otherwise read the caches a backend's user can write."""
+    with nullcontext() if believe_caches else cache.fresh():
+        _judge_cases(conn, running, backend, level, execution)
+
+
+def _judge_cases(conn: Connection, running: Any, backend: str, level: str | None,
+                 execution: Execution) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
     terminated = []
 
@@ -125,8 +135,12 @@ class ParallelPool:
     """Several workers, each driven by a judge process of the harness (a Pool of one worker):
     the cases go to the judges in chunks, two in flight each, and their Results come back."""
 
-    def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution) -> None:
+    def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution,
+                 believe_caches: bool = True) -> None:
+        """believe_caches: False for a certification, whose judge processes then read no
+        cache entry (casefile.cache.fresh(), in each judge process for its whole life)."""
         self.backend, self.level, self.execution = backend, level, execution
+        self.believe_caches = believe_caches
         self.context = multiprocessing.get_context("spawn")
         self.judges: list[_Judge] = []
         self.started = 0
@@ -140,7 +154,7 @@ class ParallelPool:
         process = self.context.Process(
             target=_judge, name=f"dmlconf-judge-{self.started}", daemon=False,
             args=(theirs, running, self.backend, str(self.level) if self.level else None,
-                  replace(self.execution, workers=1)))
+                  replace(self.execution, workers=1), self.believe_caches))
         saved = dict(os.environ)
         os.environ.update(self.execution.thread_environment)  # the judge's, and its worker's
         try:

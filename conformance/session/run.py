@@ -204,7 +204,8 @@ class Session:
             return
         execution = self.plan(count=count)
         if execution.isolated:
-            self.pool = new_pool(self.options.backend, self.options.level, execution)
+            self.pool = new_pool(self.options.backend, self.options.level, execution,
+                                 believe_caches=not self.options.certify)
             self.pool.launch()
 
     def plan(self, one_at_a_time: bool = False, count: int | None = None) -> Execution:
@@ -285,7 +286,8 @@ class Session:
             self.plan(one_at_a_time)
         assert self.execution is not None
         pool, self.pool = self.pool, None
-        self.runner = CaseRunner(o.backend, o.level, self.execution, pool)
+        self.runner = CaseRunner(o.backend, o.level, self.execution, pool,
+                                 believe_caches=not o.certify)
         if not one_at_a_time:
             self.case_set = case_set_hash(self.cases)
             self.journal = journals.Journal(journals.path_for(o.json), {

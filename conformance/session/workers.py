@@ -57,11 +57,15 @@ __all__ = ["DEFAULT_TIMEOUT_S", "CaseRunner", "Execution", "ParallelPool", "Pool
            "available_cpus", "data_segment_bytes", "describe_exit", "timeout_option"]
 
 
-def new_pool(backend: str, level: FeatureLevel | None, execution: Execution
-             ) -> Pool | ParallelPool:
+def new_pool(backend: str, level: FeatureLevel | None, execution: Execution,
+             believe_caches: bool = True) -> Pool | ParallelPool:
     """The worker pool of an isolated execution (a Pool for one worker, a ParallelPool for
-    several), its processes not started yet (launch(), or ready() to wait for them too)."""
-    return (Pool if execution.workers <= 1 else ParallelPool)(backend, level, execution)
+    several), its processes not started yet (launch(), or ready() to wait for them too).
+    believe_caches: False for a certification: the judge processes of a ParallelPool read no
+    cache entry (a Pool judges in this process, under the caller's casefile.cache.fresh())."""
+    if execution.workers <= 1:
+        return Pool(backend, level, execution)
+    return ParallelPool(backend, level, execution, believe_caches)
 
 
 class CaseRunner:
@@ -73,14 +77,14 @@ class CaseRunner:
     checked like its capabilities)."""
 
     def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution,
-                 pool: Pool | ParallelPool | None = None) -> None:
+                 pool: Pool | ParallelPool | None = None, believe_caches: bool = True) -> None:
         """pool: the pool new_pool() made and launched for this execution (its processes
-        started early); None: made here."""
+        started early); None: made here (believe_caches: new_pool's)."""
         self.execution = execution
         self.pool: Pool | ParallelPool | None = None
         self.backend: Backend | None = None
         if execution.isolated:
-            self.pool = pool or new_pool(backend, level, execution)
+            self.pool = pool or new_pool(backend, level, execution, believe_caches)
             try:
                 info = self.pool.ready()
             except BaseException:

@@ -16,6 +16,7 @@ from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.session import expected_cache
 from conformance.session.case_run import run_case, run_cases
+from conformance.session.parallel_pool import ParallelPool
 from conformance.session.run import RunOptions, Session
 from tests.support import CASES, DOCUMENTED
 
@@ -146,32 +147,39 @@ def poison(folder: Path, k: str) -> None:
     path.write_bytes(json.dumps(header, separators=(",", ":")).encode() + b"\n" + payload)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 def test_a_certification_believes_no_entry_a_backend_could_have_rewritten(
-        cache_dir: Path) -> None:
+        cache_dir: Path, workers: int, tmp_path: Path) -> None:
     """An entry rewritten with its sha256 recomputed is believed by an ordinary run (that is what
     a cache is), never inside fresh(), which a certification (RunOptions(certify=True)) runs its
-    cases in: it computes every reference itself, and the backend PASSes."""
+    cases in: it computes every reference itself, and the backend PASSes. With 2 workers the
+    cases are judged in judge processes of their own (session.parallel_pool), started fresh:
+    they believe no entry either (issue 24: a poisoned entry certified a wrong backend there)."""
     source = DOCUMENTED / "resample3.yaml"
-    case = next(c for c in load_cases([source]) if not c.rejected and len(c.calls) == 1
-                and all(e.kind == "reference" for e in c.expected.values()))
+    chosen = [c for c in load_cases([source]) if not c.rejected and len(c.calls) == 1
+              and all(e.kind == "reference" for e in c.expected.values())][:2]
     backend = NumpyReferenceBackend()
-    assert run_case(case, backend).status == "PASS"  # writes the entry
-    k = expected_cache.key(case.digest(), case.calls[0].name, case.ambiguous is not None,
-                           ExecutionFlags.NONE)
-    poison(cache_dir, k)
-    assert run_case(case, backend).status == "FAIL"  # the ordinary run believes the entry
-    with expected_cache.fresh():
-        assert run_case(case, backend).status == "PASS"  # (and writes the good entry back)
-    poison(cache_dir, k)
-    assert run_case(case, backend).status == "FAIL"
+    for case in chosen:
+        assert run_case(case, backend).status == "PASS"  # writes the entry
+        k = expected_cache.key(case.digest(), case.calls[0].name, case.ambiguous is not None,
+                               ExecutionFlags.NONE)
+        poison(cache_dir, k)
+        assert run_case(case, backend).status == "FAIL"  # the ordinary run believes the entry
+        with expected_cache.fresh():
+            assert run_case(case, backend).status == "PASS"  # (and writes the good entry back)
+        poison(cache_dir, k)
+        assert run_case(case, backend).status == "FAIL"
 
-    session = Session(RunOptions(cases=(source,), patterns=(case.id,), backend="numpy",
-                                 certify=True, workers=1))
+    session = Session(RunOptions(cases=(source,), patterns=tuple(c.id for c in chosen),
+                                 backend="numpy", certify=True, workers=workers,
+                                 json=tmp_path / "r.json"))
     session.select()
     session.start()
     try:
+        assert session.runner is not None
+        assert isinstance(session.runner.pool, ParallelPool) == (workers > 1)
         certified = session.run()
     finally:
         session.close()
-    assert [r.status for r in certified] == ["PASS"]
+    assert [r.status for r in certified] == ["PASS", "PASS"]
     assert expected_cache.trusted()  # and the run after it reads the cache again
