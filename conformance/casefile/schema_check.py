@@ -92,4 +92,8 @@ def schema_message(err: jsonschema.ValidationError) -> str:
         return (f"unknown key{'s' if len(unknown) > 1 else ''} "
                 f"{', '.join(repr(k) for k in unknown)}; allowed here: "
                 f"{', '.join(_properties(err)) or 'none'}")
+    if err.validator == "pattern" and list(err.absolute_path)[-1:] == ["id"]:
+        return (f"case id {short(repr(err.instance))}: an id is segments of letters, digits, "
+                "'_', '.' and '-' joined by '/', none of them empty, '.' or '..' (it names "
+                "the case's folder in `dmlconf export`)")
     return err.message

@@ -68,6 +68,17 @@ class Written:
     files: dict[str, bytes] = field(default_factory=dict)
 
 
+def inside(out: Path, relative: str) -> Path:
+    """out/relative, refused (ValueError) unless it lies inside out: no segment of relative is
+    empty, '.' or '..' (a case id is such a path; the loader refuses such ids, and a Case made
+    another way must not write outside the export folder or share another case's folder)."""
+    parts = relative.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"{relative!r} is not a path inside the export folder: a segment is "
+                         "empty, '.' or '..'")
+    return out.joinpath(*parts)
+
+
 class _Exporter:
     def __init__(self) -> None:
         self.backends: dict[FeatureLevel, Backend] = {}
@@ -227,7 +238,7 @@ def export(cases: Sequence[Case], out: str | Path, selection: dict[str, Any],
                 on_case(case.id, str(exc))
             continue
         for path, data in written.files.items():
-            target = out / path
+            target = inside(out, path)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         written.entry["sha256"] = hashlib.sha256(b"".join(

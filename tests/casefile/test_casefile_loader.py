@@ -27,6 +27,7 @@ from conformance.casefile import (
     case_set_hash,
     load_cases,
     load_file,
+    load_text,
     schema,
     select,
 )
@@ -796,3 +797,22 @@ def test_values_bits_and_buffer_sources() -> None:
         65, 66, 67, 120, 120, 68]
     with pytest.raises(sources.SourceError, match="TotalTensorSizeInBytes 12 holds 12"):
         sources.buffer_image([0] * 13, strided)
+
+
+@pytest.mark.parametrize("case_id", ["t/../one", "../one", "./t", "t/.", "..", "t//one", "/t",
+                                     "t/"])
+def test_an_id_with_an_empty_dot_or_dotdot_segment_is_refused_at_its_line(case_id: str) -> None:
+    """An id names the case's folder in `dmlconf export`: a '..' segment would write outside
+    it, and 'a/./b' or 'a//b' would share the folder of 'a/b' (issue 24). The schema refuses
+    them, naming the id and the rule, at the id's line."""
+    with pytest.raises(CaseFileError) as caught:
+        load_text(VALID.replace("id: t/one  ", f"id: {case_id}".ljust(len("id: t/one  "))),
+                  "t.yaml")
+    assert str(caught.value).startswith(f"t.yaml:2: cases/0/id: case id {case_id!r}: ")
+    assert "none of them empty, '.' or '..'" in str(caught.value)
+
+
+@pytest.mark.parametrize("case_id", ["t/..one", "t.x/one..", "a.b/c-d_e"])
+def test_dots_inside_a_segment_are_an_ordinary_id(case_id: str) -> None:
+    text = VALID.replace("id: t/one  ", f"id: {case_id}".ljust(len("id: t/one  ")))
+    assert [c.id for c in load_text(text, "t.yaml")] == [case_id]

@@ -484,3 +484,18 @@ def test_the_command_selects_by_pattern_and_level(tmp_path: Path,
     assert main(["export", str(other), "--cases", str(DOCUMENTED), "-k", "example"]) == 2
     assert (other / "keep.txt").read_text() == "mine"
     assert CASES.is_dir()
+
+
+@pytest.mark.parametrize("case_id", ["../outside", "a/../../outside", "a/./b", "a//b", "/abs"])
+def test_export_writes_nothing_outside_its_folder(sample: list[Case], tmp_path: Path,
+                                                  case_id: str) -> None:
+    """A Case made without the loader (which refuses such ids) still cannot make export write
+    outside its folder, or into another case's folder (issue 24)."""
+    from dataclasses import replace
+
+    with pytest.raises(ValueError, match="is not a path inside the export folder"):
+        export([replace(sample[0], id=case_id)], tmp_path / "out",
+               {"case_paths": [], "patterns": [], "feature_level": None},
+               {"case_set_sha256": "test"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert not any(p.is_file() for p in (tmp_path / "out").rglob("*"))
