@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
+import stat
 import tempfile
 import zipfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -64,6 +66,8 @@ ALLOWED = (Status.PASS, Status.QUALITY_WARNING)
 SHOWN = 3
 #: The most a zipped bundle may unpack to (a results document of the whole suite is ~50 MB).
 MAX_UNZIPPED = 2 << 30
+#: The largest file of a bundle verify reads (a results document of the whole suite is ~50 MB).
+MAX_MEMBER = 512 << 20
 _SUM_LINE = re.compile(r"^([0-9a-f]{64}) [ *](.+)$")
 
 
@@ -289,8 +293,29 @@ def _counts(counts: dict[Status, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.items() if v) or "none"
 
 
+def plain_files(folder: Path) -> None:
+    """BundleError unless everything in the bundle's folder is a folder or a regular file of at
+    most MAX_MEMBER bytes, checked before any is read: a link could point verify at another
+    file, a FIFO or device could hang it, a huge file exhaust its memory."""
+    for top, folders, files in os.walk(folder, followlinks=False):
+        for name in [*folders, *files]:
+            entry = Path(top, name)
+            mode = entry.lstat()
+            where = entry.relative_to(folder)
+            if stat.S_ISDIR(mode.st_mode):
+                continue
+            if not stat.S_ISREG(mode.st_mode):
+                raise BundleError(f"{folder}: {where} is a link or special file, not a plain "
+                                  "file: a bundle holds regular files only")
+            if mode.st_size > MAX_MEMBER:
+                raise BundleError(f"{folder}: {where} is larger than {MAX_MEMBER >> 20} MiB, "
+                                  "more than any file of a bundle")
+
+
 def verify_folder(folder: Path, name: str | None = None) -> Verification:
-    """Verify the bundle unpacked in folder (module docstring)."""
+    """Verify the bundle unpacked in folder (module docstring); BundleError when it holds
+    anything but folders and regular files of a bounded size (plain_files)."""
+    plain_files(folder)
     v = Verification(name or str(folder))
     v.problems += check_sums(folder)
     missing = [f for f in REQUIRED if not (folder / f).is_file()]
@@ -362,7 +387,15 @@ def _unzip(path: Path, into: Path) -> Path:
             members = z.infolist()
             if sum(m.file_size for m in members) > MAX_UNZIPPED:
                 raise BundleError(f"{path}: unpacks to more than {MAX_UNZIPPED >> 30} GiB")
+            counts = Counter(m.filename.rstrip("/") for m in members)
+            twice = sorted(n for n, k in counts.items() if k > 1)
+            if twice:
+                raise BundleError(f"{path}: member {twice[0]!r} is in the zip {counts[twice[0]]} "
+                                  "times: tools disagree on which one is the bundle's")
             for m in members:
+                if stat.S_IFMT(m.external_attr >> 16) not in (0, stat.S_IFREG, stat.S_IFDIR):
+                    raise BundleError(f"{path}: member {m.filename!r} is a link or special "
+                                      "file, not a plain file")
                 parts = PurePosixPath(m.filename).parts
                 if m.filename.startswith(("/", "\\")) or ".." in parts or ":" in m.filename:
                     raise BundleError(f"{path}: member {m.filename!r} is not a plain relative "

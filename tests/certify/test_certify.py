@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import re
 import shutil
+import stat
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -314,6 +317,49 @@ def test_a_zip_with_a_path_out_of_the_bundle_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BundleError, match=r"member '\.\./evil\.txt' is not a plain relative"):
         verify(bad)
     assert main(["verify", str(tmp_path / "none")]) == 2
+
+
+def test_a_zip_naming_one_member_twice_is_refused(tmp_path: Path) -> None:
+    """Two members of one name: tools disagree on which is the bundle's (issue 24)."""
+    bad = tmp_path / "twice.zip"
+    with zipfile.ZipFile(bad, "w") as z, pytest.warns(UserWarning, match="Duplicate name"):
+        z.writestr("b/results.json", "{}")
+        z.writestr("b/results.json", "[]")
+    with pytest.raises(BundleError, match=r"member 'b/results\.json' is in the zip 2 times"):
+        verify(bad)
+
+
+def test_a_zip_with_a_link_member_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "link.zip"
+    link = zipfile.ZipInfo("b/statement.md")
+    link.external_attr = (stat.S_IFLNK | 0o777) << 16
+    with zipfile.ZipFile(bad, "w") as z:
+        z.writestr(link, "/etc/passwd")
+    with pytest.raises(BundleError, match=r"member 'b/statement\.md' is a link or special"):
+        verify(bad)
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo", "huge"])
+def test_a_folder_bundle_holding_anything_but_plain_files_is_refused_unread(
+        suite: Suite, tmp_path: Path, kind: str) -> None:
+    """A link (verify reading another file), a FIFO (verify hanging on it) or a 3 GB file
+    (verify's memory) in a folder bundle is refused before anything is read (issue 24)."""
+    b = _copy(suite.good, tmp_path)
+    statement = b / "statement.md"
+    statement.unlink()
+    if kind == "link":
+        statement.symlink_to(b / "results.json")
+        words = "statement.md is a link or special file"
+    elif kind == "fifo":
+        os.mkfifo(statement)
+        words = "statement.md is a link or special file"
+    else:
+        with statement.open("wb") as f:
+            f.truncate(3 << 30)  # sparse: no disk used
+        words = "statement.md is larger than 512 MiB"
+    with pytest.raises(BundleError, match=re.escape(words)):
+        verify(b)
+    assert main(["verify", str(b)]) == 2
 
 
 # -- statuses and waivers ----------------------------------------------------------------------
