@@ -33,6 +33,18 @@ UNIT = frozenset({
 })
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """`-m unit` does not import the other test files (torch, onnxruntime, Numba, the
+    backends' fixtures): only UNIT's files can hold unit tests."""
+    if config.option.markexpr != "unit" or collection_path.suffix != ".py" or (
+            not collection_path.name.startswith("test_")):
+        return None
+    path = collection_path.resolve()
+    if not path.is_relative_to(HERE):
+        return None
+    return True if path.relative_to(HERE).with_suffix("").as_posix() not in UNIT else None
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Each test of the default run gets its tier: unit or integration."""
     for item in items:

@@ -215,6 +215,7 @@ def test_the_schema_exists_once_and_the_docs_link_to_it() -> None:
     assert (ROOT / "docs" / "../conformance/casefile/case.schema.json").resolve() == SCHEMA
 
 
+@pytest.mark.integration  # every committed generated input made and hashed: 8 s
 def test_committed_generated_inputs_hash_to_their_recorded_sha256() -> None:
     """Also made chunk by chunk: the committed inputs of several chunks, by each generator
     they use, give the bytes recorded when they were made in one pass."""
