@@ -43,8 +43,11 @@ FORMAT = "dml-conformance-journal/1"
 #: once; fsync only bounds what a power cut could take).
 SYNC_EVERY_S = 2.0
 #: What must be equal for a journal to be resumed.
+#: What a resumed run must share with the journal's: the case set and the backend, and the mode
+#: (isolated: the judge out of the backend's reach, tamper-proof; certify: no cache believed), so
+#: that results judged in one mode never count for a run that says it ran in another.
 RUN_KEYS = ("suite_version", "backend", "feature_level", "execution_flags", "case_set_sha256",
-            "shard")
+            "shard", "isolated", "certify")
 
 
 class JournalError(Exception):

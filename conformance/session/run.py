@@ -294,6 +294,7 @@ class Session:
                 "backend": o.backend, "feature_level": str(o.level or "highest"),
                 "execution_flags": self.execution.execution_flags.names,
                 "case_set_sha256": self.case_set, "shard": self.shard,
+                "isolated": self.execution.isolated, "certify": o.certify,
                 "started_at": started_at}, resume=o.resume)
             self.todo = [c for c in self.cases if c.id not in self.journal.done]
         return self.runner

@@ -50,6 +50,15 @@ def test_ctrl_c_keeps_the_journal_and_resume_finishes_the_run(
     assert header["backend"].endswith("InterruptingBackend") and len(done) == 5
     assert not journal.lock_path_for(journal.path_for(out)).exists()  # released
 
+    # a resume in another mode is refused, the journal kept (issue 24: an in-process run's
+    # results, judged where the backend could reach the judge, went into a tamper-proof one)
+    isolated = [a for a in args if a != "--no-isolate"]
+    for other, said in [(isolated, "isolated False there, True here"),
+                        ([*isolated, "--certify"], "certify False there, True here")]:
+        assert main([*other, "--resume"]) == 2
+        assert said in capsys.readouterr().err
+        assert len(journal.read(journal.path_for(out))[1]) == 5
+
     assert main([*args, "--resume"]) == 0
     err = capsys.readouterr().err
     assert f"5 cases done, {DOCUMENTED_COUNT - 5} to run" in err
@@ -68,7 +77,7 @@ def test_a_torn_last_line_is_run_again(tmp_path: Path, dmlconf: Dmlconf, uninter
     lines = [json.dumps({"format": journal.FORMAT, "suite_version": uninterrupted[
         "suite_version"], "backend": "numpy", "feature_level": "highest",
         "execution_flags": [], "case_set_sha256": uninterrupted["case_set_sha256"], "shard": None,
-        "started_at": "2026-01-01T00:00:00+00:00"})]
+        "isolated": False, "certify": False, "started_at": "2026-01-01T00:00:00+00:00"})]
     lines += [json.dumps(r) for r in first[:2]]
     journal.path_for(out).write_text("\n".join(lines) + "\n" + json.dumps(first[2])[:40])
     code, doc = dmlconf("--cases", str(DOCUMENTED), "--resume", name=out.name)
