@@ -60,6 +60,13 @@ class DirectMLBackend(Backend):
     native = True
     graph = False
     runtime = layers.WINE
+    #: Each helper's private Wine prefix is made beside the runtime's, every file hard-linked
+    #: to it (backends/directml/helper.py): in the sandbox the folder of both is written (a
+    #: hard link cannot cross into another mount), by the prefix's owner (Linux's
+    #: protected_hardlinks lets no other user link its files).
+    sandbox_writable: tuple[str, ...] = ("directml/wine",)
+    sandbox_same_user = ("its Wine prefixes are hard links to the harness's user's files, which "
+                         "only their owner may link")
 
     def __init__(self, feature_level: FeatureLevel | None = None) -> None:
         self.layer, self.missing = layers.load_layer(self.runtime)
@@ -185,6 +192,8 @@ class DirectMLGraphBackend(DirectMLBackend):
 class DirectMLLinuxBackend(DirectMLBackend):
     name = "directml-linux"
     runtime = layers.LINUX
+    sandbox_writable = ()
+    sandbox_same_user = ""
 
 
 class DirectMLLinuxGraphBackend(DirectMLLinuxBackend):

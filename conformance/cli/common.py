@@ -46,6 +46,8 @@ def _options(args: argparse.Namespace) -> RunOptions:
         workers=given.get("workers"), timeout_s=given.get("timeout"),
         memory_cap=parse_size(cap) if cap else None,
         cases_per_worker=given.get("cases_per_worker"), retries=given.get("retries") or 0,
+        sandbox=given.get("sandbox"),
+        **({"certify_without_sandbox": True} if given.get("certify_without_sandbox") else {}),
         shard=given.get("shard"), resume=bool(given.get("resume")),
         json=given.get("json") or DEFAULT_JSON)
 

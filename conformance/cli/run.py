@@ -52,9 +52,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             runner = session.start()
             assert session.journal is not None
             cases, todo, shard = session.cases, session.todo, session.shard
+            sandboxed = ("sandboxed" if execution.sandbox is not None
+                         else f"NOT sandboxed: {execution.sandbox_missing}")
             how = (f"{execution.workers} isolated worker(s), timeout "
-                   f"{execution.timeout_s or 'none'} s, tamper-proof" if execution.isolated
-                   else "in-process, NOT tamper-proof")
+                   f"{execution.timeout_s or 'none'} s, tamper-proof, {sandboxed}"
+                   if execution.isolated else "in-process, NOT tamper-proof")
             of = f" (shard {args.shard} of {shard['of_cases']})" if shard else ""
             flags = "|".join(execution.execution_flags.names) or "NONE"
             out.write(f"dmlconf {__version__}: {counted(len(cases), 'case')}{of}, backend "
@@ -136,8 +138,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                      help="run the backend in worker processes, so that a crash, hang or "
                           "memory exhaustion fails one case, not the run, and the backend "
                           "cannot reach the judge (tamper-proof) (default: for native "
-                          "backends, more than one worker, --certify, or a --timeout or "
+                          "backends, more than one worker, --certify, --sandbox, or a --timeout or "
                           "--cases-per-worker given)")
+    par.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
+                     help="run the backend in workers in the sandbox (bubblewrap: another "
+                          "user, its own PID namespace, a read-only file system, a memory "
+                          "cgroup), out of the harness's reach (default: for isolated runs, "
+                          "where it can be made; --certify refuses to run without it)")
+    par.add_argument("--certify-without-sandbox", action="store_true",
+                     help="let --certify run where the sandbox cannot be made (recorded in the "
+                          "results: the certificate then rests on process isolation alone)")
     par.add_argument("--timeout", type=float, metavar="S",
                      help=f"seconds a case may run in an isolated worker before it is a "
                           f"TIMEOUT (default: {DEFAULT_TIMEOUT_S:g}; 0: none)")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.flags import ExecutionFlags
+from conformance.session.sandbox import Sandbox
 
 #: Seconds a case may run in an isolated worker before it is a TIMEOUT (--timeout).
 DEFAULT_TIMEOUT_S = 120.0
@@ -51,6 +52,11 @@ class Execution:
     #: The DML_EXECUTION_FLAGS the backend compiles with and the judge allows for
     #: (`--execution-flags`; conformance.flags).
     execution_flags: ExecutionFlags = ExecutionFlags.NONE
+    #: The sandbox the isolated workers run in (conformance.session.sandbox); None: none, and
+    #: sandbox_missing says why (recorded, as is an override that lets --certify run without).
+    sandbox: Sandbox | None = None
+    sandbox_missing: str = ""
+    sandbox_override: bool = False
 
     @property
     def tamper_proof(self) -> bool:
@@ -74,6 +80,14 @@ class Execution:
                 "memory_cap_bytes": self.memory_cap,
                 "cases_per_worker": self.cases_per_worker if self.isolated else None,
                 "thread_environment": self.thread_environment,
-                "execution_flags": self.execution_flags.names}
+                "execution_flags": self.execution_flags.names,
+                **({"sandbox": self.sandbox_json()} if self.isolated else {})}
+
+    def sandbox_json(self) -> dict[str, Any] | None:
+        """What the results record of the sandbox: its guarantees, or why there is none."""
+        if self.sandbox is not None:
+            return self.sandbox.to_json()
+        return {"none": self.sandbox_missing or "not asked for (--no-sandbox)",
+                "certify_override": self.sandbox_override}
 
 

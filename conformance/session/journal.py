@@ -42,12 +42,12 @@ FORMAT = "dml-conformance-journal/1"
 #: Seconds between flushes of the journal to the disk (each line is written to the OS at
 #: once; fsync only bounds what a power cut could take).
 SYNC_EVERY_S = 2.0
-#: What must be equal for a journal to be resumed.
 #: What a resumed run must share with the journal's: the case set and the backend, and the mode
-#: (isolated: the judge out of the backend's reach, tamper-proof; certify: no cache believed), so
+#: (isolated: the judge out of the backend's reach, tamper-proof; certify: no cache believed;
+#: sandboxed: the backend's process out of the harness's reach), so
 #: that results judged in one mode never count for a run that says it ran in another.
 RUN_KEYS = ("suite_version", "backend", "feature_level", "execution_flags", "case_set_sha256",
-            "shard", "isolated", "certify")
+            "shard", "isolated", "certify", "sandboxed")
 
 
 class JournalError(Exception):

@@ -5,8 +5,6 @@ run and judged here, each call of the backend a request to the worker
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -20,7 +18,7 @@ from conformance.results import Result, Status
 from conformance.session.case_run import new_result, run_case
 from conformance.session.execution import Execution
 from conformance.session.remote import Claims, WorkerError
-from conformance.session.worker_handle import EXIT_GRACE_S, Worker, WorkerLost, describe_exit
+from conformance.session.worker_handle import EXIT_GRACE_S, Worker, WorkerLost
 
 #: Workers (or judge processes) lost in a row without a case finished in between (dying while
 #: they start, or between cases) before the run is abandoned.
@@ -42,7 +40,6 @@ class Pool:
 
     def __init__(self, backend: str, level: FeatureLevel | None, execution: Execution) -> None:
         self.backend, self.level, self.execution = backend, level, execution
-        self.context = multiprocessing.get_context("spawn")
         self.folder = tempfile.TemporaryDirectory(prefix="dmlconf-workers-")
         self.started = 0
         self.failed_starts = 0  # workers lost in a row, no case finished in between
@@ -50,17 +47,12 @@ class Pool:
         self.slot = _Slot()
 
     def _spawn(self) -> Worker:
-        """Start a worker; the thread-pool variables are its environment at its start."""
+        """Start a worker, with the thread-pool variables in its environment, in the sandbox
+        where the execution has one."""
         self.started += 1
-        saved = dict(os.environ)
-        os.environ.update(self.execution.thread_environment)
-        try:
-            return Worker(self.context, Path(self.folder.name),
-                          self.started, self.backend, self.level, self.execution.memory_cap,
-                          self.execution.execution_flags)
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
+        return Worker(Path(self.folder.name), self.started, self.backend, self.level,
+                      self.execution.memory_cap, self.execution.execution_flags,
+                      self.execution.thread_environment, self.execution.sandbox)
 
     def _lost_one(self, why: str) -> None:
         self.failed_starts += 1
@@ -79,7 +71,7 @@ class Pool:
                 output = worker.output_since(0)
                 worker.kill()
                 slot.worker = None
-                how, _ = describe_exit(worker.process.exitcode)
+                how, _ = worker.ended()
                 self._lost_one(f"worker processes keep dying between cases (the last {how}); "
                                f"its output:\n{output}")
                 continue
@@ -181,7 +173,7 @@ class Pool:
                 f"(--timeout){after}"))
             crash["signal"] = "SIGKILL"
         elif lost.how == "died":
-            how, crash["signal"] = describe_exit(exitcode)
+            how, crash["signal"] = worker.ended()
             result = new_result(case, Status.ERROR, (
                 f"the backend crashed: its worker process {how} while running the case; the "
                 f"run went on with a new worker"))

@@ -208,19 +208,15 @@ class _Mapped:
     mapping is replaced, never closed, when the arena's size changes (the backend may keep
     views of the old one)."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    def __init__(self, fd: int) -> None:
+        self.fd = fd  # the arena, inherited open: the worker never needs its path
         self.map: mmap.mmap | None = None
         self.size = 0
 
     def views(self, size: int, layout: list[tuple[str, int, int, int]]
               ) -> dict[str, np.ndarray]:
         if size != self.size or self.map is None:
-            fd = os.open(self.path, os.O_RDWR)
-            try:
-                self.map = mmap.mmap(fd, size)
-            finally:
-                os.close(fd)
+            self.map = mmap.mmap(self.fd, size)
             self.size = size
         out = {}
         for tensor, offset, total, align in layout:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from time import perf_counter
@@ -46,8 +46,9 @@ from conformance.results import FAILING, Result
 from conformance.results import baseline as baselines
 from conformance.results.reproduce import reproduce_command
 from conformance.session import journal as journals
-from conformance.session import shards
+from conformance.session import sandbox, shards
 from conformance.session.case_run import default_memory_cap, retry_failures
+from conformance.session.worker_handle import backend_files
 from conformance.session.workers import (
     CaseRunner,
     Execution,
@@ -105,6 +106,12 @@ class RunOptions:
     #: Bytes per process running cases (None: default_memory_cap()).
     memory_cap: int | None = None
     cases_per_worker: int | None = None
+    #: Isolated workers in the sandbox (conformance.session.sandbox): None where it can be made,
+    #: True required, False never; certify_without_sandbox lets --certify run where it cannot
+    #: (recorded in the results; by default, whether $DMLCONF_CERTIFY_WITHOUT_SANDBOX is 1).
+    sandbox: bool | None = None
+    certify_without_sandbox: bool = field(default_factory=lambda: os.environ.get(
+        "DMLCONF_CERTIFY_WITHOUT_SANDBOX", "").strip() == "1")
     retries: int = 0
     #: "K/N": the K-th of N round-robin shards of the selection.
     shard: str | None = None
@@ -217,11 +224,12 @@ class Session:
         native backend."""
         o = self.options
         if one_at_a_time:
-            isolated = self._native() if o.isolate is None else o.isolate
+            isolated = bool(o.sandbox) or self._native() if o.isolate is None else o.isolate
             self.execution = Execution(workers=1, isolated=isolated,
                                        timeout_s=timeout_option(o.timeout_s),
                                        memory_cap=self._memory_cap(1),
-                                       execution_flags=o.execution_flags)
+                                       execution_flags=o.execution_flags,
+                                       **self._sandbox(isolated))
             return self.execution
         cases = len(self.cases) if count is None else count
         if o.workers is not None and o.workers < 1:
@@ -240,7 +248,7 @@ class Session:
         wants_timeout = bool(o.timeout_s)
         isolated = (o.isolate if o.isolate is not None
                     else o.certify or workers > 1 or wants_timeout
-                    or bool(o.cases_per_worker) or self._native())
+                    or bool(o.cases_per_worker) or bool(o.sandbox) or self._native())
         if not isolated and workers > 1:
             raise ValueError("--no-isolate runs the cases in this process, one at a time: "
                              "it takes --workers 1")
@@ -257,8 +265,36 @@ class Session:
         self.execution = Execution(workers=workers, isolated=isolated,
                                    timeout_s=timeout_option(o.timeout_s), memory_cap=cap,
                                    cases_per_worker=o.cases_per_worker,
-                                   execution_flags=o.execution_flags)
+                                   execution_flags=o.execution_flags, **self._sandbox(isolated))
         return self.execution
+
+    def _sandbox(self, isolated: bool) -> dict[str, Any]:
+        """The Execution's sandbox fields: the sandbox where it is wanted and can be made, else
+        why there is none; ValueError where --sandbox or --certify needs one that cannot be
+        made (unless certify_without_sandbox)."""
+        o = self.options
+        if o.sandbox and not isolated:
+            raise ValueError("--sandbox needs isolation (a backend in this process cannot be "
+                             "sandboxed): drop --no-isolate")
+        if not isolated:
+            return {}
+        if o.sandbox is False:
+            missing = "not asked for (--no-sandbox)"
+        else:
+            found = sandbox.find()
+            if isinstance(found, sandbox.Sandbox):
+                if o.backend in BUILTIN:
+                    cls = backend_class(o.backend)
+                    found = found.granting(cls.sandbox_writable, cls.sandbox_same_user)
+                return {"sandbox": found.reaching(backend_files(o.backend))}
+            if o.sandbox:
+                raise ValueError(f"--sandbox: the sandbox cannot be made here: {found.reason}")
+            missing = found.reason
+        if o.certify and not o.certify_without_sandbox:
+            raise ValueError(f"--certify runs the backend in the sandbox, which is not made "
+                             f"here: {missing}. --certify-without-sandbox runs it anyway, "
+                             "recorded in the results (docs/robustness.md)")
+        return {"sandbox_missing": missing, "sandbox_override": o.certify_without_sandbox}
 
     def _native(self) -> bool:
         """Whether the backend is run as native code (isolated by default). Asked only where
@@ -295,6 +331,7 @@ class Session:
                 "execution_flags": self.execution.execution_flags.names,
                 "case_set_sha256": self.case_set, "shard": self.shard,
                 "isolated": self.execution.isolated, "certify": o.certify,
+                "sandboxed": self.execution.sandbox is not None,
                 "started_at": started_at}, resume=o.resume)
             self.todo = [c for c in self.cases if c.id not in self.journal.done]
         return self.runner

@@ -11,10 +11,11 @@ import os
 import pickle
 import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Mapping
-from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,8 @@ from conformance.session.remote import (
     _StaleError,
     _TimeoutError,
 )
-from conformance.session.worker_main import _worker
+from conformance.session.sandbox import MemoryCgroup, Sandbox, exit_code
+from conformance.session.worker_main import BOOTSTRAP
 
 #: Seconds a worker may take to start and build the backend (imports of large native
 #: libraries, a GPU runtime's initialisation).
@@ -142,25 +144,81 @@ class RemoteBackend:
         raise WorkerLost("broken", answer[2])
 
 
+class WorkerProcess:
+    """A worker's process (its interpreter, or the sandbox's first process where there is one),
+    as the harness waits for and kills it."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], sandboxed: bool) -> None:
+        self.popen, self.sandboxed, self.pid = popen, sandboxed, popen.pid
+
+    def is_alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def join(self, timeout: float | None = None) -> None:
+        try:
+            self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+
+    @property
+    def exitcode(self) -> int | None:
+        """None while it runs; -signal where a signal killed it (in the sandbox too)."""
+        code = self.popen.poll()
+        return exit_code(code) if code is not None and self.sandboxed else code
+
+    def kill(self) -> None:
+        try:
+            self.popen.kill()
+        except ProcessLookupError:
+            pass
+
+
+def backend_files(backend: str) -> list[str]:
+    """The folder of a backend given by path (`file.py[:Class]`), which a sandboxed worker must
+    be able to read."""
+    path = backend if backend.endswith(".py") else backend.rpartition(":")[0]
+    return [str(Path(path).resolve().parent)] if path.endswith(".py") else []
+
+
 class Worker:
     """One worker process, as the harness holds it: its channel, log, arena and group."""
 
-    def __init__(self, context: Any, folder: Path, number: int, backend: str,
-                 level: FeatureLevel | None, memory_cap: int, flags: ExecutionFlags) -> None:
-        """Start worker `number` (spawn context), its log and arena in folder; it builds the
-        backend while the caller goes on (wait_ready)."""
-        self.backend, self.flags = backend, flags
+    def __init__(self, folder: Path, number: int, backend: str, level: FeatureLevel | None,
+                 memory_cap: int, flags: ExecutionFlags, environment: Mapping[str, str],
+                 sandbox: Sandbox | None = None) -> None:
+        """Start worker `number`, its log and arena in folder (the sandbox's where given), with
+        the environment's variables added to the harness's; it builds the backend while the
+        caller goes on (wait_ready). The worker inherits its channel, log and arena open; the
+        harness reads the log through the descriptor it made it with, never by its path."""
+        self.backend, self.flags, self.memory_cap = backend, flags, memory_cap
         self.log = folder / f"worker-{number}.log"
-        self.log.touch()
+        self.log_fd = os.open(self.log, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        self.last_output: tuple[int, bytes] = (0, b"")  # the log's size and end once released
         self.arena = _Arena(folder / f"worker-{number}.arena")
         ours, theirs = socket.socketpair()
-        self.process = context.Process(
-            target=_worker, name=f"dmlconf-worker-{number}", daemon=True,
-            args=(theirs, backend, str(level) if level else None, memory_cap, str(self.log),
-                  str(self.arena.path), int(flags)))
-        self.process.start()
-        theirs.close()
-        self.pgid = self.process.pid  # the worker's own group (os.setsid)
+        theirs_log = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        theirs_arena = os.dup(self.arena.file.fileno())
+        given = (theirs.fileno(), theirs_log, theirs_arena)
+        settings = {"sys_path": sys.path, "backend": backend,
+                    "level": str(level) if level else None, "memory_cap": memory_cap,
+                    "execution_flags": int(flags), "channel_fd": given[0], "log_fd": given[1],
+                    "arena_fd": given[2]}
+        argv = [sys.executable, "-c", BOOTSTRAP, json.dumps(settings)]
+        self.cgroup: MemoryCgroup | None = None
+        self.cgroup_killed = False  # the kernel killed it for passing its cgroup's limit
+        if sandbox is not None:
+            self.cgroup = sandbox.memory_cgroup(f"dmlconf-{os.getpid()}-{folder.name}-{number}")
+            argv = sandbox.command(argv, backend_files(backend), self.cgroup)
+        try:
+            self.process = WorkerProcess(subprocess.Popen(
+                argv, pass_fds=given, env={**os.environ, **environment},
+                stdin=subprocess.DEVNULL, stdout=theirs_log, stderr=theirs_log,
+                start_new_session=True), sandbox is not None)
+        finally:
+            theirs.close()
+            os.close(theirs_log)
+            os.close(theirs_arena)
+        self.pgid = self.process.pid  # the worker's own group (a new session)
         with _GROUPS_LOCK:
             _GROUPS.add(self.pgid)
         self.channel = _Channel(ours)
@@ -189,7 +247,7 @@ class Worker:
                               ) from None
         except _GoneError:
             self.process.join(5)
-            how, _ = describe_exit(self.process.exitcode)
+            how, _ = self.ended()
             self.kill()
             raise WorkerError(f"the worker process {how} while building backend "
                               f"{self.backend}; its output:\n{self.output_since(0)}") from None
@@ -210,7 +268,23 @@ class Worker:
             self.kill()
             raise
         self.remote = RemoteBackend(self.claims, self, self.flags)
+        if self.cgroup is not None and self.memory_cap > 0:
+            try:  # what the built backend uses, and the cap for running cases
+                self.cgroup.limit(self.cgroup.usage() + self.memory_cap)
+            except (OSError, ValueError):
+                self.cgroup = None
         return self.claims
+
+    def ended(self) -> tuple[str, str | None]:
+        """How the worker's process ended, in words, and the signal's name (describe_exit),
+        naming the memory cap where the kernel killed it for passing its cgroup's limit."""
+        how, name = describe_exit(self.process.exitcode)
+        if name == "SIGKILL" and (self.cgroup_killed
+                                  or (self.cgroup is not None and self.cgroup.killed())):
+            how = (f"was killed by SIGKILL (signal 9): it passed its memory cap of "
+                   f"{self.memory_cap:,} bytes beyond the built backend (--memory-cap; the "
+                   "sandbox's memory cgroup, which counts shared mappings too)")
+        return how, name
 
     def begin_case(self) -> None:
         """Mark where a case's requests start (see WorkerLost's "leftover")."""
@@ -248,22 +322,28 @@ class Worker:
         """Where the output of the case about to run starts in the log (emptied first when
         over LOG_LIMIT)."""
         try:
-            size = self.log.stat().st_size
+            size = os.fstat(self.log_fd).st_size
             if size > LOG_LIMIT:
-                os.truncate(self.log, 0)
+                os.ftruncate(self.log_fd, 0)
                 size = 0
         except OSError:
             return 0
         return size
 
     def output_since(self, offset: int) -> str:
-        try:
-            with open(self.log, "rb") as f:
-                f.seek(max(offset, f.seek(0, os.SEEK_END) - OUTPUT_TAIL * 4))
-                text = f.read(OUTPUT_TAIL * 4).decode("utf-8", errors="replace")
-        except OSError:
-            return ""
-        return text[-OUTPUT_TAIL:]
+        """The log's end since offset, at most OUTPUT_TAIL characters, read through the
+        harness's own descriptor: the file it made, whatever is at its path now."""
+        if self.log_fd < 0:  # released: what the log ended with
+            end, data = self.last_output
+            data = data[max(0, offset - (end - len(data))):]
+        else:
+            try:
+                end = os.fstat(self.log_fd).st_size
+                start = max(offset, end - OUTPUT_TAIL * 4)
+                data = os.pread(self.log_fd, OUTPUT_TAIL * 4, start) if end > start else b""
+            except OSError:
+                return ""
+        return data.decode("utf-8", errors="replace")[-OUTPUT_TAIL:]
 
     def kill(self) -> None:
         """Kill the worker's whole group (before the worker is reaped, so that its pid, which
@@ -282,7 +362,7 @@ class Worker:
                 self.channel.send(pickle.dumps(None))
             except OSError:
                 pass
-            wait([self.process.sentinel], grace)
+            self.process.join(grace)
         self.kill()
 
     def _release(self) -> None:
@@ -290,5 +370,18 @@ class Worker:
             _GROUPS.discard(self.pgid)
         self.channel.close()
         self.arena.close()
+        if self.log_fd >= 0:
+            try:
+                end = os.fstat(self.log_fd).st_size
+                self.last_output = (end, os.pread(self.log_fd, OUTPUT_TAIL * 4,
+                                                  max(0, end - OUTPUT_TAIL * 4)))
+            except OSError:
+                pass
+            os.close(self.log_fd)
+            self.log_fd = -1
+        if self.cgroup is not None:
+            self.cgroup_killed = self.cgroup.killed()
+            self.cgroup.remove()
+            self.cgroup = None
 
 

@@ -1,7 +1,8 @@
 """A worker process's life (conformance.session.remote): a session and process group of its own,
 its channel and log on fds of their own, the backend built, then one answer per request of the
-harness. Worker (conformance.session.worker_handle) starts it as the target of a spawned
-process.
+harness. Worker (conformance.session.worker_handle) starts it as a fresh interpreter (in the
+sandbox where there is one: conformance.session.sandbox) running BOOTSTRAP, which hands main()
+its settings; the channel, the log and the arena are descriptors it inherits, never paths.
 """
 
 from __future__ import annotations
@@ -47,20 +48,25 @@ def _high(fd: int) -> int:
 
 
 class _Stdio:
-    """A worker's fds 0-2: 0 reads /dev/null, 1 and 2 append to the log. The log and /dev/null
-    are kept open apart (high fds, which faulthandler also writes to) and put back on 0-2 after
-    every call of the backend, reopened if the backend closed or replaced them."""
+    """A worker's fds 0-2: 0 reads /dev/null, 1 and 2 append to the log. The log (the descriptor
+    the worker inherits, kept with a spare copy) and /dev/null are kept open apart (high fds,
+    which faulthandler also writes to) and put back on 0-2 after every call of the backend,
+    remade from the spare or reopened if the backend closed or replaced them."""
 
-    def __init__(self, log_path: str) -> None:
-        self.log_path = log_path
+    def __init__(self, log_fd: int) -> None:
+        self.spare = _high(log_fd)
         self.log = self.null = -1
+        self.log_id = self._id(self.spare)
         self._open()
         self.restore()
         sys.stdout = open(1, "w", buffering=1, closefd=False, errors="backslashreplace")
         sys.stderr = open(2, "w", buffering=1, closefd=False, errors="backslashreplace")
 
     def _open(self) -> None:
-        self.log = _high(os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
+        if self._id(self.spare) != self.log_id:  # the backend closed both copies: output is lost
+            self.spare = _high(os.open(os.devnull, os.O_WRONLY))
+            self.log_id = self._id(self.spare)
+        self.log = _high(os.dup(self.spare))
         self.null = _high(os.open(os.devnull, os.O_RDWR))
         self.ids = (self._id(self.log), self._id(self.null))
         faulthandler.enable(file=self.log, all_threads=True)
@@ -163,19 +169,34 @@ def _cap_memory(cap: int) -> int | None:
         return None
 
 
-def _worker(sock: socket.socket, backend: str, level: str | None, memory_cap: int,
-            log_path: str, arena_path: str, execution_flags: int = 0) -> None:
+#: What a worker's interpreter runs (`python -c BOOTSTRAP SETTINGS`): the harness's import path,
+#: then main() with the settings (JSON: Worker in conformance.session.worker_handle writes them).
+BOOTSTRAP = ("import json, sys; settings = json.loads(sys.argv[1]); "
+             "sys.path[:] = settings['sys_path']; "
+             "from conformance.session.worker_main import main; main(settings)")
+
+
+def main(settings: Mapping[str, Any]) -> None:
+    """A worker's entry point (BOOTSTRAP): the settings the harness gave it."""
+    _worker(settings["channel_fd"], settings["backend"], settings["level"],
+            settings["memory_cap"], settings["log_fd"], settings["arena_fd"],
+            settings["execution_flags"])
+
+
+def _worker(channel_fd: int, backend: str, level: str | None, memory_cap: int,
+            log_fd: int, arena_fd: int, execution_flags: int = 0) -> None:
     """A worker's life: a session and process group of its own, its channel and log on fds of
     their own, the backend built, then one answer per request until None or the channel's end."""
     if hasattr(os, "setsid"):
         try:
             os.setsid()
-        except OSError:
+        except OSError:  # already a session's leader (the harness or the sandbox made it one)
             pass
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
     die_with_parent()
-    channel = _Channel(socket.socket(fileno=_high(sock.detach())))
-    stdio = _Stdio(log_path)
+    channel = _Channel(socket.socket(fileno=_high(channel_fd)))
+    arena_fd = _high(arena_fd)
+    stdio = _Stdio(log_fd)
     try:
         built = load_backend(backend, FeatureLevel.parse(level) if level else None,
                              ExecutionFlags(execution_flags))
@@ -196,7 +217,7 @@ def _worker(sock: socket.socket, backend: str, level: str | None, memory_cap: in
     stdio.restore()
     _cap_memory(memory_cap)
     channel.send(_json(["ready", ready]))
-    arena = _Mapped(arena_path)
+    arena = _Mapped(arena_fd)
     while True:
         try:
             request = pickle.loads(channel.receive())  # from the harness: trusted

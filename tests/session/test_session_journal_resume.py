@@ -77,7 +77,8 @@ def test_a_torn_last_line_is_run_again(tmp_path: Path, dmlconf: Dmlconf, uninter
     lines = [json.dumps({"format": journal.FORMAT, "suite_version": uninterrupted[
         "suite_version"], "backend": "numpy", "feature_level": "highest",
         "execution_flags": [], "case_set_sha256": uninterrupted["case_set_sha256"], "shard": None,
-        "isolated": False, "certify": False, "started_at": "2026-01-01T00:00:00+00:00"})]
+        "isolated": False, "certify": False, "sandboxed": False,
+        "started_at": "2026-01-01T00:00:00+00:00"})]
     lines += [json.dumps(r) for r in first[:2]]
     journal.path_for(out).write_text("\n".join(lines) + "\n" + json.dumps(first[2])[:40])
     code, doc = dmlconf("--cases", str(DOCUMENTED), "--resume", name=out.name)

@@ -256,7 +256,7 @@ def test_what_a_backend_forks_ends_with_its_worker_at_the_end_of_the_run(
         tmp_path: Path, dmlconf: Dmlconf, monkeypatch: pytest.MonkeyPatch) -> None:
     pids = tmp_path / "pids"
     monkeypatch.setenv("DMLCONF_TEST_PIDS", str(pids))
-    code, doc = run(dmlconf, "Forks")
+    code, doc = run(dmlconf, "Forks", "--no-sandbox")  # process groups (the sandbox: elsewhere)
     assert code == 0 and set(statuses(doc).values()) == {"PASS"}
     check_all_gone(pids, 2)
 
@@ -266,7 +266,7 @@ def test_what_a_backend_forks_ends_with_its_worker_at_a_timeout(
         tmp_path: Path, dmlconf: Dmlconf, monkeypatch: pytest.MonkeyPatch) -> None:
     pids = tmp_path / "pids"
     monkeypatch.setenv("DMLCONF_TEST_PIDS", str(pids))
-    code, doc = run(dmlconf, "ForksAndHangs", "--timeout", "2", "--workers", "2")
+    code, doc = run(dmlconf, "ForksAndHangs", "--timeout", "2", "--workers", "2", "--no-sandbox")
     assert code == 1
     check_the_rest_passed(doc)
     assert [result_of(doc, v)["status"] for v in VICTIMS] == ["PASS", "TIMEOUT"]
@@ -280,7 +280,8 @@ def test_what_a_backend_forks_ends_when_the_run_is_terminated(tmp_path: Path) ->
     out = tmp_path / "r.json"
     proc = subprocess.Popen(
         [sys.executable, "-m", "conformance.cli", "run", "-q", "--cases", str(DOCUMENTED),
-         "--json", str(out), "--backend", f"{CHEATS}:ForksSlowly", "--workers", "2"],
+         "--json", str(out), "--backend", f"{CHEATS}:ForksSlowly", "--workers", "2",
+         "--no-sandbox"],
         cwd=ROOT, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "DMLCONF_TEST_PIDS": str(pids)})
     deadline = time.monotonic() + 60

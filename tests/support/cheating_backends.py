@@ -245,7 +245,7 @@ class TruncatesArena(_Victims):
         from conformance.session import remote
 
         (arena,) = [o for o in gc.get_objects() if isinstance(o, remote._Mapped)]
-        os.truncate(arena.path, 0)
+        os.ftruncate(arena.fd, 0)
         return True
 
 
@@ -287,3 +287,17 @@ class ForksSlowly(_Native):
             _fork_a_sleeper()
         time.sleep(0.2)
         super().execute(call, bindings)
+
+
+class FifoLog(_Victims):
+    """1st victim: puts a FIFO where its worker's log is (found through fd 1), says so, and
+    aborts: a harness that opened the log by its path would block for ever."""
+
+    name = "fifo-log"
+
+    def first(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> bool:
+        log = os.readlink("/proc/self/fd/1")
+        print("log replaced by a FIFO", flush=True)
+        os.unlink(log)
+        os.mkfifo(log)
+        os.abort()
