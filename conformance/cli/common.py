@@ -47,6 +47,8 @@ def _options(args: argparse.Namespace) -> RunOptions:
         memory_cap=parse_size(cap) if cap else None,
         cases_per_worker=given.get("cases_per_worker"), retries=given.get("retries") or 0,
         sandbox=given.get("sandbox"),
+        **({"run_timeout_s": given["run_timeout"]} if given.get("run_timeout") is not None
+           else {}),
         **({"certify_without_sandbox": True} if given.get("certify_without_sandbox") else {}),
         shard=given.get("shard"), resume=bool(given.get("resume")),
         json=given.get("json") or DEFAULT_JSON)

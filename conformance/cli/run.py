@@ -21,7 +21,12 @@ from conformance.cli.common import (
 )
 from conformance.present import Progress
 from conformance.results import counted
-from conformance.session import CASES_PER_WORKER, DEFAULT_JSON, DEFAULT_TIMEOUT_S
+from conformance.session import (
+    CASES_PER_WORKER,
+    DEFAULT_JSON,
+    DEFAULT_RUN_TIMEOUT_S,
+    DEFAULT_TIMEOUT_S,
+)
 
 #: --tier: which generated cases a run adds (docs/families.md, "Deep tier").
 TIERS = ("committed", "deep", "all")
@@ -88,6 +93,10 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"results are kept in {session.journal.path}, and {args.json} was not touched. "
               "To finish the run, repeat the command with --resume.", file=sys.stderr)
         return 130
+    if session.stopped:
+        print(f"dmlconf: {session.stopped}; their results are in {args.json} and in "
+              f"{session.journal.path}: repeat the command with --resume to finish the run",
+              file=sys.stderr)
     doc = session.document(command_line(args))
     session.write(doc)
     write_reports(doc, args)
@@ -96,7 +105,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                   f"{wall:.1f} s (loading {loaded - args.started:.1f} s, running "
                   f"{session.duration_s:.1f} s)")
     return (results.exit_status(session.results, strict=args.strict)
-            or int(bool(session.load_errors)))
+            or int(bool(session.load_errors or session.stopped)))
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -151,6 +160,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     par.add_argument("--timeout", type=float, metavar="S",
                      help=f"seconds a case may run in an isolated worker before it is a "
                           f"TIMEOUT (default: {DEFAULT_TIMEOUT_S:g}; 0: none)")
+    par.add_argument("--run-timeout", type=float, metavar="S",
+                     help="seconds the run may go without a case finishing before it stops, "
+                          "writing the results it has and keeping its journal for --resume "
+                          f"(default: {DEFAULT_RUN_TIMEOUT_S:g}; 0: never)")
     par.add_argument("--memory-cap", metavar="SIZE",
                      help="memory per process for running cases, e.g. 2G: a case whose "
                           "buffers do not fit is refused before allocating; isolated workers "

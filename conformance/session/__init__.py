@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from conformance.session.run import (
         CASES_PER_WORKER,
         DEFAULT_JSON,
+        DEFAULT_RUN_TIMEOUT_S,
         RunOptions,
         Session,
         default_case_paths,
@@ -39,9 +40,9 @@ if TYPE_CHECKING:
     )
     from conformance.session.workers import DEFAULT_TIMEOUT_S, Execution, WorkerError
 
-__all__ = ["CASES_PER_WORKER", "DEFAULT_JSON", "DEFAULT_TIMEOUT_S", "Execution", "JournalError",
-           "RunOptions", "Session", "WorkerError", "chosen_level", "default_case_paths",
-           "default_workers", "is_flaky", "reproduce_command"]
+__all__ = ["CASES_PER_WORKER", "DEFAULT_JSON", "DEFAULT_RUN_TIMEOUT_S", "DEFAULT_TIMEOUT_S",
+           "Execution", "JournalError", "RunOptions", "Session", "WorkerError", "chosen_level",
+           "default_case_paths", "default_workers", "is_flaky", "reproduce_command"]
 
 #: The module each name above comes from, imported when the name is first asked for: a worker
 #: process imports session.worker_main, and so this package, and needs none of them (the run,
@@ -51,7 +52,8 @@ _FROM = {
     "reproduce_command": "conformance.results.reproduce",
     "is_flaky": "conformance.session.case_run",
     "JournalError": "conformance.session.journal",
-    **dict.fromkeys(["CASES_PER_WORKER", "DEFAULT_JSON", "RunOptions", "Session",
+    **dict.fromkeys(["CASES_PER_WORKER", "DEFAULT_JSON", "DEFAULT_RUN_TIMEOUT_S", "RunOptions",
+                     "Session",
                      "default_case_paths", "default_workers"], "conformance.session.run"),
     **dict.fromkeys(["DEFAULT_TIMEOUT_S", "Execution", "WorkerError"],
                     "conformance.session.workers"),

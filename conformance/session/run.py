@@ -19,6 +19,8 @@ on any other error abandons it.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -81,6 +83,12 @@ def default_workers(cases: int) -> int:
     return max(1, min(available_cpus(), cases // CASES_PER_WORKER))
 
 
+#: Seconds a run may go without a case finishing (--run-timeout): far beyond a case's own
+#: timeout plus a worker's start (120 + 300 s by default), so that only a harness waiting on
+#: something that will never come hits it.
+DEFAULT_RUN_TIMEOUT_S = 1800.0
+
+
 @dataclass(frozen=True)
 class RunOptions:
     """What a run is asked for (the options of `dmlconf run`; the plugin and the explorer give
@@ -113,11 +121,49 @@ class RunOptions:
     certify_without_sandbox: bool = field(default_factory=lambda: os.environ.get(
         "DMLCONF_CERTIFY_WITHOUT_SANDBOX", "").strip() == "1")
     retries: int = 0
+    #: Seconds without a case finishing after which a whole run stops, keeping and writing
+    #: what it has (None or 0: never).
+    run_timeout_s: float | None = DEFAULT_RUN_TIMEOUT_S
     #: "K/N": the K-th of N round-robin shards of the selection.
     shard: str | None = None
     resume: bool = False
     #: The results file; its journal sits beside it.
     json: str | Path = DEFAULT_JSON
+
+
+class RunStalled(KeyboardInterrupt):
+    """No case finished within the run timeout. A KeyboardInterrupt, so that every part of a
+    run stops as it does on Ctrl-C (the workers killed, the journal kept); Session.run then
+    ends the run with what it has."""
+
+
+class _Watchdog:
+    """Raises RunStalled in the main thread when `seconds` pass without progress() (a
+    process-wide timer, SIGALRM): whatever the harness is blocked on, a system call included,
+    is interrupted. Does nothing off the main thread or where there are no interval timers."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds or 0.0
+        self.armed = (self.seconds > 0 and hasattr(signal, "setitimer")
+                      and threading.current_thread() is threading.main_thread())
+
+    def _fire(self, signum: int, frame: object) -> None:
+        raise RunStalled(f"no case finished in {self.seconds:g} s (--run-timeout)")
+
+    def progress(self) -> None:
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __enter__(self) -> _Watchdog:
+        if self.armed:
+            self.previous = signal.signal(signal.SIGALRM, self._fire)
+            self.progress()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
 
 
 class _Selection(Sequence[Case]):
@@ -167,6 +213,8 @@ class Session:
         self.results: list[Result] = []
         self.applied: baselines.Applied | None = None
         self.duration_s = 0.0
+        #: Why the run stopped before its end (--run-timeout), "" when it did not.
+        self.stopped = ""
         #: Seconds select() took: finding, reading (or the parse cache), checking, building.
         self.load_s = 0.0
 
@@ -371,25 +419,35 @@ class Session:
         assert self.runner is not None and self.journal is not None, "start() first"
         journal, runner = self.journal, self.runner
         t0 = perf_counter()
+        finished: list[Result] = []
+        watchdog = _Watchdog(self.options.run_timeout_s)
 
         def record(result: Result) -> None:
             journal.add(result)
+            finished.append(result)
+            watchdog.progress()
             self.recorded += 1
             if on_result:
                 on_result(result)
 
         # A certification believes no expectations-cache entry: the backend's user can write
         # them (the judge computes every reference itself).
-        with cache.fresh() if self.options.certify else nullcontext():
-            new = runner.run_all(self.todo, record)
-            if self.options.retries:
-                failing = sum(r.status in FAILING for r in new)
-                if failing and on_retry:
-                    on_retry(failing)
-                new = retry_failures(new, self.todo, runner.run_all, self.options.retries)
+        try:
+            with watchdog, cache.fresh() if self.options.certify else nullcontext():
+                new = runner.run_all(self.todo, record)
+                if self.options.retries:
+                    failing = sum(r.status in FAILING for r in new)
+                    if failing and on_retry:
+                        on_retry(failing)
+                    new = retry_failures(new, self.todo, runner.run_all, self.options.retries)
+        except RunStalled as stalled:
+            runner.close()  # the workers and judges, whatever they were doing
+            self.stopped = f"{stalled}: stopped after {len(journal.done) + len(finished)} of " \
+                           f"{len(self.cases)} cases"
+            new = finished
         self.duration_s = perf_counter() - t0  # not the workers' exit
         by_id = {**journal.done, **{r.id: r for r in new}}
-        found = [by_id[c.id] for c in self.cases]
+        found = [by_id[c.id] for c in self.cases if c.id in by_id]
         self.applied = (baselines.apply(self.baseline, found, tags=self.tags())
                         if self.baseline else None)
         self.results = self.applied.results if self.applied else found
@@ -436,7 +494,7 @@ class Session:
             execution=results.Execution.from_json(
                 {**execution.to_json(), "certify": o.certify,
                  "resumed_cases": len(self.journal.done), "retries": o.retries,
-                 **self._timings()}),
+                 **({"stopped": self.stopped} if self.stopped else {}), **self._timings()}),
             shard=None if self.shard is None else results.Shard.from_json(self.shard),
             execution_flags=execution.execution_flags.names)
 
@@ -446,10 +504,12 @@ class Session:
         return {"load_s": round(self.load_s, 3)} if os.environ.get("DMLCONF_TIMINGS") else {}
 
     def write(self, doc: results.ResultsDocument) -> None:
-        """Write the results file (atomically), then remove the journal: the run is whole."""
+        """Write the results file (atomically), then remove the journal: the run is whole
+        (a stopped run keeps it, for --resume)."""
         assert self.journal is not None
         results.write(doc, self.options.json)
-        self.journal.finish()
+        if not self.stopped:
+            self.journal.finish()
 
     def reproduce(self, case: Case) -> str:
         """The command that reruns the case alone with this run's backend, level and execution

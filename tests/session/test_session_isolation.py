@@ -6,6 +6,7 @@ others."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.results import FAILING
-from conformance.session import workers
+from conformance.session import journal, workers
 from tests.support import DOCUMENTED, HOSTILE, Dmlconf
 
 VICTIMS = ("documented/depth_to_space/example", "documented/space_to_depth/example")
@@ -221,3 +222,22 @@ def test_one_case_per_worker_isolates_cases_from_each_other(dmlconf: Dmlconf) ->
                       "--workers", "2")
     assert code == 0 and fresh["summary"]["PASS"] == 7
     assert fresh["execution"]["cases_per_worker"] == 1
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_run_that_stops_progressing_ends_at_the_run_timeout(
+        tmp_path: Path, workers: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """No per-case timeout and a backend that hangs: --run-timeout ends the run, writing the
+    results it has and keeping the journal for --resume (before: it waited for ever)."""
+    out = tmp_path / "r.json"
+    code = main(["run", "-q", "--cases", str(DOCUMENTED), "--backend", f"{HOSTILE}:HangBackend",
+                 "--timeout", "0", "--run-timeout", "2", "--workers", workers,
+                 "--json", str(out)])
+    assert code == 1
+    doc = json.loads(out.read_text())
+    stopped = doc["execution"]["stopped"]
+    assert stopped.startswith("no case finished in 2 s (--run-timeout): stopped after ")
+    assert len(doc["results"]) < 38 and all(r["status"] == "PASS" for r in doc["results"])
+    kept = journal.path_for(out).read_text().splitlines()[1:]
+    assert len(kept) == len(doc["results"])
+    assert "repeat the command with --resume" in capsys.readouterr().err
