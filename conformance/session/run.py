@@ -314,6 +314,10 @@ class Session:
                                    timeout_s=timeout_option(o.timeout_s), memory_cap=cap,
                                    cases_per_worker=o.cases_per_worker,
                                    execution_flags=o.execution_flags, **self._sandbox(isolated))
+        if o.certify and o.resume and self.execution.sandbox is None:
+            raise ValueError("--certify --resume reads the journal, which without the sandbox "
+                             "the backend's user could have written: a certification without "
+                             "the sandbox runs whole (docs/robustness.md)")
         return self.execution
 
     def _sandbox(self, isolated: bool) -> dict[str, Any]:

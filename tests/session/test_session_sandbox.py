@@ -199,3 +199,15 @@ def test_a_log_replaced_by_a_fifo_does_not_hang_the_harness(tmp_path: Path) -> N
     crashed = [r for r in doc["results"] if r["status"] == "ERROR"]
     assert crashed and all("SIGABRT" in r["message"] and "log replaced" in r["crash"]["output"]
                            for r in crashed)
+
+
+def test_a_certification_without_the_sandbox_reads_no_journal(
+        dmlconf: Dmlconf, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Without the sandbox the backend's user can write the journal: --certify --resume, which
+    would read it, is refused (with the sandbox the journal is out of the backend's reach)."""
+    monkeypatch.setattr(sandbox, "find", lambda: sandbox.Unavailable("bubblewrap is gone"))
+    with pytest.raises(FileNotFoundError):
+        dmlconf("--cases", str(DOCUMENTED), "-k", "strides", "--certify",
+                "--certify-without-sandbox", "--resume")
+    assert "--certify --resume reads the journal" in capsys.readouterr().err
