@@ -123,13 +123,17 @@ class Backend(ABC):
     #: crash, hang or exhaust memory: `dmlconf run` then isolates it in worker processes by
     #: default (conformance.session.workers).
     native: bool = False
-    #: What a built-in backend needs of the sandbox its isolated workers run in
-    #: (conformance.session.sandbox): folders under the suite's cache folder it must write
-    #: (the rest is read-only), and why it must keep the harness's uid (in a user namespace of
-    #: its own, with no capabilities) rather than run as another user ("": it need not). Read
-    #: for built-in backends only: the harness never imports any other.
-    sandbox_writable: tuple[str, ...] = ()
+    #: Why a built-in backend's isolated workers must keep the harness's uid in the sandbox
+    #: (in a user namespace of their own, with no capabilities) rather than run as another user
+    #: ("": they need not; conformance.session.sandbox). Read for built-in backends only, as is
+    #: sandbox_writable(): the harness never imports any other.
     sandbox_same_user: str = ""
+
+    @classmethod
+    def sandbox_writable(cls) -> list[Path]:
+        """Folders a built-in backend's sandboxed workers must write (the rest of the file
+        system is read-only to them, but their home and /tmp)."""
+        return []
 
     def __init__(self, feature_level: FeatureLevel | None = None,
                  execution_flags: ExecutionFlags = ExecutionFlags.NONE) -> None:

@@ -64,9 +64,14 @@ class DirectMLBackend(Backend):
     #: to it (backends/directml/helper.py): in the sandbox the folder of both is written (a
     #: hard link cannot cross into another mount), by the prefix's owner (Linux's
     #: protected_hardlinks lets no other user link its files).
-    sandbox_writable: tuple[str, ...] = ("directml/wine",)
     sandbox_same_user = ("its Wine prefixes are hard links to the harness's user's files, which "
                          "only their owner may link")
+
+    @classmethod
+    def sandbox_writable(cls) -> list[Path]:
+        layer, _ = layers.load_layer(cls.runtime)
+        prefix = layer.info.get("prefix") if layer is not None else None
+        return [Path(prefix).parent] if cls.runtime == layers.WINE and prefix else []
 
     def __init__(self, feature_level: FeatureLevel | None = None) -> None:
         self.layer, self.missing = layers.load_layer(self.runtime)
@@ -192,7 +197,6 @@ class DirectMLGraphBackend(DirectMLBackend):
 class DirectMLLinuxBackend(DirectMLBackend):
     name = "directml-linux"
     runtime = layers.LINUX
-    sandbox_writable = ()
     sandbox_same_user = ""
 
 

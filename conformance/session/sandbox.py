@@ -173,6 +173,17 @@ def _interpreter_paths() -> list[str]:
             str(Path(sys.executable).resolve().parent), *(p for p in sys.path if p)]
 
 
+def _environment_paths() -> list[str]:
+    """The absolute paths the environment points the worker at (PATH, LD_LIBRARY_PATH, a
+    runtime's folder or driver file in a variable of its own...), each read-only in its view."""
+    found = []
+    for value in os.environ.values():
+        for part in value.split(os.pathsep):
+            if part.startswith("/") and len(part) > 1 and os.path.exists(part):
+                found.append(part)
+    return found
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """How workers are sandboxed (see the module's text); to_json() is what a run records."""
@@ -200,10 +211,10 @@ class Sandbox:
         stays warm), beside the suite's cache folder."""
         return _home(self.cache, self.uid)
 
-    def granting(self, writable: Iterable[str], same_user: str) -> Sandbox:
+    def granting(self, writable: Iterable[Path], same_user: str) -> Sandbox:
         """This sandbox with what a built-in backend declares it needs (Backend.sandbox_writable,
-        folders under the cache folder, made here if missing; Backend.sandbox_same_user)."""
-        folders = tuple(self.cache / w for w in writable)
+        folders made here if missing; Backend.sandbox_same_user)."""
+        folders = tuple(writable)
         for folder in folders:
             folder.mkdir(parents=True, exist_ok=True)
         if same_user and self.uid is not None:
@@ -267,7 +278,7 @@ class Sandbox:
         # What the worker reads is bound back, read-only, where a tmpfs covers it: the fresh
         # /tmp (the current folder, or a backend's file, may be there), and for another user
         # the folders it may not enter.
-        every = [*needed, *_interpreter_paths(), os.getcwd(), self.cache]
+        every = [*needed, *_interpreter_paths(), os.getcwd(), self.cache, *_environment_paths()]
         home = self.home
         wanted = sorted({Path(p).resolve() for p in every if os.path.exists(p)} | {home})
         covered, made = {Path("/tmp")}, set[Path]()
@@ -289,6 +300,7 @@ class Sandbox:
         cwd = os.getcwd()
         seen_cache = home / ".cache" / "dml-conformance"  # made by _home()
         cmd += ["--bind", str(home), str(home), "--setenv", "HOME", str(home),
+                "--setenv", "TMPDIR", "/tmp",
                 "--ro-bind", str(self.cache), str(seen_cache),
                 *(a for w in self.writable for a in ("--bind", str(w), str(w))),
                 "--chdir", cwd if Path(cwd) not in covered else "/", "--"]
