@@ -135,6 +135,12 @@ class Backend(ABC):
         system is read-only to them, but their home and /tmp)."""
         return []
 
+    @classmethod
+    def sandbox_readable(cls) -> list[Path]:
+        """What a built-in backend's sandboxed workers must read where the sandbox would hide
+        it (under /tmp, or a folder closed to other users): its runtime's files, say."""
+        return []
+
     def __init__(self, feature_level: FeatureLevel | None = None,
                  execution_flags: ExecutionFlags = ExecutionFlags.NONE) -> None:
         highest = self.capabilities.feature_level

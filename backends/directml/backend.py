@@ -73,6 +73,13 @@ class DirectMLBackend(Backend):
         prefix = layer.info.get("prefix") if layer is not None else None
         return [Path(prefix).parent] if cls.runtime == layers.WINE and prefix else []
 
+    @classmethod
+    def sandbox_readable(cls) -> list[Path]:
+        """The layer's manifest folder, its libraries and its Vulkan driver's ICD file."""
+        layer, _ = layers.load_layer(cls.runtime)
+        found = [layers.cache_root()]
+        return found + ([layer.libdir, layer.icd] if layer is not None else [])
+
     def __init__(self, feature_level: FeatureLevel | None = None) -> None:
         self.layer, self.missing = layers.load_layer(self.runtime)
         super().__init__(feature_level)

@@ -337,7 +337,8 @@ class Session:
             if isinstance(found, sandbox.Sandbox):
                 if o.backend in BUILTIN:
                     cls = backend_class(o.backend)
-                    found = found.granting(cls.sandbox_writable(), cls.sandbox_same_user)
+                    found = found.granting(cls.sandbox_readable(), cls.sandbox_writable(),
+                                           cls.sandbox_same_user)
                 return {"sandbox": found.reaching(backend_files(o.backend))}
             if o.sandbox:
                 raise ValueError(f"--sandbox: the sandbox cannot be made here: {found.reason}")

@@ -8,10 +8,10 @@ sandbox keeps the backend's process out of the judge's reach through the operati
   visible nor signalable nor traceable, with its own /proc; the whole file system read-only
   (the harness's code, case files, caches, results and reports included); a fresh /tmp and
   /dev/shm; a minimal /dev with only the GPU device nodes present on the machine granted
-  (/dev/dri, /dev/nvidia*, /dev/dxg); a writable home of its own (HOME, where a JIT's cache may
-  live); no new privileges; killed, all of it, when its harness thread ends (--die-with-parent:
-  the namespace's first process dies, and every process of the namespace with it, including one
-  the backend double-forked into another session).
+  (/dev/dri, /dev/kfd, /dev/nvidia*, /dev/dxg); a writable home of its own (HOME, where a JIT's
+  cache may live); no new privileges; killed, all of it, when its harness thread ends
+  (--die-with-parent: the namespace's first process dies, and every process of the namespace
+  with it, including one the backend double-forked into another session).
 - **another user**: when the harness runs as root the worker runs as SANDBOX_UID (nobody) with
   no supplementary groups and no capabilities (util-linux's `setpriv`, inside the sandbox, before
   Python starts). Folders on the way to what the worker needs that others may not enter (such as
@@ -35,6 +35,7 @@ mostly lack) and no namespace code of the suite's own to get wrong.
 from __future__ import annotations
 
 import functools
+import glob
 import os
 import shutil
 import stat
@@ -48,10 +49,10 @@ from typing import Any
 
 #: The user a root harness runs its workers as (nobody).
 SANDBOX_UID = SANDBOX_GID = 65534
-#: The device nodes of GPU runtimes, granted where present: DRM (Mesa, AMD, Intel), NVIDIA's,
+#: The device nodes of GPU runtimes, granted where present (globs): DRM (Mesa, AMD, Intel),
+#: AMD's compute (kfd), NVIDIA's (nvidia0.., nvidiactl, nvidia-uvm, nvidia-modeset, nvidia-caps),
 #: and WSL's DirectX.
-GPU_DEVICES = ("/dev/dri", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
-               "/dev/nvidia-modeset", "/dev/nvidia-caps", "/dev/dxg")
+GPU_DEVICES = ("/dev/dri", "/dev/kfd", "/dev/nvidia*", "/dev/dxg")
 #: Where the workers keep their home: beside the suite's cache folder (never in it: the worker
 #: sees that folder read-only).
 HOME_FOLDER = "dml-conformance-sandbox"
@@ -211,15 +212,20 @@ class Sandbox:
         stays warm), beside the suite's cache folder."""
         return _home(self.cache, self.uid)
 
-    def granting(self, writable: Iterable[Path], same_user: str) -> Sandbox:
-        """This sandbox with what a built-in backend declares it needs (Backend.sandbox_writable,
-        folders made here if missing; Backend.sandbox_same_user)."""
+    #: What the worker must read besides the interpreter's and the environment's paths.
+    readable: tuple[Path, ...] = ()
+
+    def granting(self, readable: Iterable[Path], writable: Iterable[Path],
+                 same_user: str) -> Sandbox:
+        """This sandbox with what a built-in backend declares it needs (Backend.sandbox_readable;
+        Backend.sandbox_writable, folders made here if missing; Backend.sandbox_same_user)."""
         folders = tuple(writable)
         for folder in folders:
             folder.mkdir(parents=True, exist_ok=True)
+        granted = replace(self, readable=tuple(readable), writable=folders)
         if same_user and self.uid is not None:
-            return replace(self, uid=None, same_user=same_user, writable=folders)
-        return replace(self, writable=folders)
+            return replace(granted, uid=None, same_user=same_user)
+        return granted
 
     def reaching(self, needed: Iterable[str | os.PathLike[str]]) -> Sandbox:
         """This sandbox, or where the sandbox's user could not read a path the worker needs
@@ -227,7 +233,7 @@ class Sandbox:
         whose workers keep the harness's uid in a user namespace, saying why."""
         if self.uid is None:
             return self
-        for p in [*needed, *_interpreter_paths(), os.getcwd()]:
+        for p in [*needed, *self.readable, *_interpreter_paths(), os.getcwd()]:
             try:
                 mode = os.stat(p).st_mode
             except OSError:
@@ -278,7 +284,8 @@ class Sandbox:
         # What the worker reads is bound back, read-only, where a tmpfs covers it: the fresh
         # /tmp (the current folder, or a backend's file, may be there), and for another user
         # the folders it may not enter.
-        every = [*needed, *_interpreter_paths(), os.getcwd(), self.cache, *_environment_paths()]
+        every = [*needed, *self.readable, *_interpreter_paths(), os.getcwd(), self.cache,
+                 *_environment_paths()]
         home = self.home
         wanted = sorted({Path(p).resolve() for p in every if os.path.exists(p)} | {home})
         covered, made = {Path("/tmp")}, set[Path]()
@@ -321,6 +328,7 @@ class Unavailable:
 
 
 def _home(cache: Path, uid: int | None) -> Path:
+    cache.mkdir(parents=True, exist_ok=True)  # seen read-only in the sandbox: it must exist
     home = cache.parent / HOME_FOLDER / str(uid if uid is not None else os.getuid())
     (home / ".cache" / "dml-conformance").mkdir(parents=True, exist_ok=True)
     if uid is not None:
@@ -356,7 +364,7 @@ def find(cache: Path | None = None) -> Sandbox | Unavailable:
         return Unavailable(f"the workers' home could not be made beside {cache}: {exc}")
     sandbox = Sandbox(bwrap, _version(bwrap), cache, SANDBOX_UID if root else None, setpriv,
                       _cgroups_usable(),
-                      tuple(d for d in GPU_DEVICES if os.path.exists(d)))
+                      tuple(sorted(d for pattern in GPU_DEVICES for d in glob.glob(pattern))))
     try:
         probe = subprocess.run(sandbox.command([sys.executable, "-c", "pass"], []),
                                capture_output=True, text=True, timeout=60)

@@ -33,6 +33,12 @@ prepare)
         --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
         --platform manylinux2014_x86_64 -d "$B/whl" jsonschema jsonschema-specifications \
         referencing rpds-py fastjsonschema
+    # bubblewrap for the sandbox (docs/robustness.md): Debian's, with the libraries it needs,
+    # run through the machine's own loader so that nothing else sees them
+    mkdir -p "$B/bwrap/lib" && cp /usr/bin/bwrap "$B/bwrap/bwrap.bin"
+    for l in libselinux.so.1 libcap.so.2 libpcre2-8.so.0; do cp -L "/lib/x86_64-linux-gnu/$l" "$B/bwrap/lib/"; done
+    printf '#!/bin/sh\nd=$(dirname "$0")\nexec /lib64/ld-linux-x86-64.so.2 --library-path "$d/lib" "$d/bwrap.bin" "$@"\n' > "$B/bwrap/bwrap"
+    chmod +x "$B/bwrap/bwrap"
     for runtime in ${RUNTIMES:-linux}; do
         if [ "$runtime" = wine ]; then
             python3 -m backends.directml.gpu.wine_bundle "$B"
@@ -69,6 +75,8 @@ run)
         [ -z "$ICD" ] && [ -f "$c" ] && ICD=$c
     done
     export VK_ICD_FILENAMES=$ICD VK_DRIVER_FILES=$ICD
+    [ -x "$B/bwrap/bwrap" ] && export DMLCONF_BWRAP="$B/bwrap/bwrap"
+    python3 -c "from conformance.session import sandbox; print('sandbox:', sandbox.find())" | tee "$OUT/sandbox.txt"
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
     backends=""
     if [ -f "$B/linux.tar.xz" ]; then
@@ -94,11 +102,12 @@ run)
     fi
     for backend in ${BACKENDS:-$backends}; do
         started=$(date +%s)
-        python3 -m dmlconf run -q --backend "$backend" --workers "${WORKERS:-8}" \
+        # RUN_ARGS: more options of dmlconf run (--no-sandbox, say); TAG: a suffix for the file
+        python3 -m dmlconf run -q --backend "$backend" --workers "${WORKERS:-8}" ${RUN_ARGS:-} \
             --json "/tmp/dml/$backend.json" --baseline backends/directml/baseline-lavapipe.yaml \
             | head -12 || true
-        echo "$backend: $(( $(date +%s) - started )) s"
-        xz -9 -c "/tmp/dml/$backend.json" > "$OUT/nvidia-$backend.json.xz"
+        echo "$backend${TAG:-}: $(( $(date +%s) - started )) s"
+        xz -9 -c "/tmp/dml/$backend.json" > "$OUT/nvidia-$backend${TAG:-}.json.xz"
     done
     ;;
 *) echo "usage: $0 prepare|run [BUNDLE]" >&2; exit 2;;
