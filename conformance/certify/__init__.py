@@ -1,6 +1,7 @@
 """Certification (docs/certification.md): `dmlconf certify` runs the claimed level's mustpass
 list in the tamper-proof mode and writes a submission bundle (bundle.py); `dmlconf verify`
-checks a bundle's integrity, completeness and consistency (verify.py)."""
+checks a bundle's integrity, completeness and consistency (verify.py), and with --rerun whether
+a sample of its cases reproduces with the reviewer's backend (rerun.py)."""
 
 from conformance.certify.bundle import CertifyError, Request, certify
 from conformance.certify.verify import Verification, verify

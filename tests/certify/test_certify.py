@@ -356,7 +356,7 @@ def test_a_folder_bundle_holding_anything_but_plain_files_is_refused_unread(
     else:
         with statement.open("wb") as f:
             f.truncate(3 << 30)  # sparse: no disk used
-        words = "statement.md is larger than 512 MiB"
+        words = "statement.md is larger than 1 MiB, the cap on a bundle's statement.md"
     with pytest.raises(BundleError, match=re.escape(words)):
         verify(b)
     assert main(["verify", str(b)]) == 2
