@@ -13,6 +13,7 @@ so an interrupted certification leaves no bundle that looks finished.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import importlib.metadata
@@ -79,6 +80,9 @@ class Request:
     workers: int | None = None
     timeout_s: float | None = None
     memory_cap: int | None = None
+    #: Run where the sandbox cannot be made (recorded in the results; None: as
+    #: $DMLCONF_CERTIFY_WITHOUT_SANDBOX says).
+    without_sandbox: bool | None = None
     #: The command line as given, recorded in results.json and environment.json.
     command: str = ""
 
@@ -251,11 +255,19 @@ def claimed_level(request: Request) -> FeatureLevel:
     isolated worker reports it (the backend is never built in this process)."""
     if request.level is not None:
         return request.level
-    probe = Session(RunOptions(backend=request.backend, certify=True, isolate=True,
-                               execution_flags=request.execution_flags,
-                               timeout_s=request.timeout_s, memory_cap=request.memory_cap))
+    probe = Session(_sandboxing(request, RunOptions(
+        backend=request.backend, certify=True, isolate=True,
+        execution_flags=request.execution_flags, timeout_s=request.timeout_s,
+        memory_cap=request.memory_cap)))
     with probe:
         return probe.start(one_at_a_time=True).claimed_level
+
+
+def _sandboxing(request: Request, options: RunOptions) -> RunOptions:
+    """options with the request's answer to running without the sandbox, where it gives one."""
+    if request.without_sandbox is None:
+        return options
+    return dataclasses.replace(options, certify_without_sandbox=request.without_sandbox)
 
 
 def _refuse_taken(out: Path) -> None:
@@ -318,11 +330,11 @@ def certify(request: Request, log: Log, out: TextIO,
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
     try:
-        session = Session(RunOptions(
+        session = Session(_sandboxing(request, RunOptions(
             backend=request.backend, level=level, execution_flags=request.execution_flags,
             baseline=request.baseline, certify=True, workers=request.workers,
             timeout_s=request.timeout_s, memory_cap=request.memory_cap,
-            json=work / RESULTS))
+            json=work / RESULTS)))
         select(session, level)
         return _run_and_write(session, request, log, out, summarise, git, work)
     finally:

@@ -35,7 +35,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
         out=Path(args.out) if args.out else None,
         statement=Path(args.statement) if args.statement else None, workers=args.workers,
         timeout_s=args.timeout, memory_cap=parse_size(args.memory_cap) if args.memory_cap
-        else None, command=command_line(args))
+        else None, without_sandbox=True if args.certify_without_sandbox else None,
+        command=command_line(args))
     log = certify.bundle.Log()
     out, err = log.tee(sys.stdout), log.tee(sys.stderr)
     found: dict[str, ResultsDocument] = {}
@@ -82,6 +83,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     cex.add_argument("--timeout", type=float, metavar="S",
                      help=f"seconds per case (default: {DEFAULT_TIMEOUT_S:g}; 0: none)")
     cex.add_argument("--memory-cap", metavar="SIZE", help="memory per process, as for run")
+    cex.add_argument("--certify-without-sandbox", action="store_true",
+                     help="run where the sandbox cannot be made (recorded in the results; "
+                          "docs/robustness.md, 'The sandbox')")
     for refused, kwargs in (("-k", {"action": "append"}), ("--cases", {"action": "append"}),
                             ("--shard", {}), ("--resume", {"action": "store_true"}),
                             ("--isolate", {"action": argparse.BooleanOptionalAction})):

@@ -211,3 +211,19 @@ def test_a_certification_without_the_sandbox_reads_no_journal(
         dmlconf("--cases", str(DOCUMENTED), "-k", "strides", "--certify",
                 "--certify-without-sandbox", "--resume")
     assert "--certify --resume reads the journal" in capsys.readouterr().err
+
+
+def test_dmlconf_certify_refuses_without_the_sandbox_unless_told(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    monkeypatch.setattr(sandbox, "find", lambda: sandbox.Unavailable("bubblewrap is gone"))
+    monkeypatch.delenv("DMLCONF_CERTIFY_WITHOUT_SANDBOX", raising=False)
+    args = ["certify", "--backend", "numpy", "--level", "1_0"]
+    assert main([*args, "--out", str(tmp_path / "refused")]) == 2
+    assert "which is not made here: bubblewrap is gone" in capsys.readouterr().err
+    assert main([*args, "--out", str(tmp_path / "b"), "--certify-without-sandbox"]) == 0
+    doc = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert doc["execution"]["sandbox"] == {"none": "bubblewrap is gone",
+                                           "certify_override": True}
