@@ -9,9 +9,7 @@ with conformance.judge.compare on each."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -78,32 +76,6 @@ SAMPLE = [
     (GENERATED / "invalid" / "space_to_depth.yaml", ["zero-size", "strides-count"]),
     (GENERATED / "tables" / "resample1.yaml", ["2d/linear/float16", "2d/linear/uint8"]),
 ]
-
-
-def compiler() -> str | None:
-    return shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc") or shutil.which(
-        "clang")
-
-
-@pytest.fixture(scope="module")
-def cc() -> str:
-    found = compiler()
-    if found is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("CI=true and no C compiler (cc, gcc, clang): CI must judge the exported "
-                        "vectors in C")
-        pytest.skip("no C compiler (cc, gcc, clang) on this machine")
-    return found
-
-
-@pytest.fixture(scope="module")
-def checker(cc: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """dmlconf_check built with warnings as errors, C99, nothing but the C library."""
-    exe = tmp_path_factory.mktemp("c") / "dmlconf_check"
-    subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O1", "-o",
-                    str(exe), str(C_DIR / "dmlconf_check.c"), str(C_DIR / "dmlconf_vectors.c")],
-                   check=True, capture_output=True, text=True)
-    return exe
 
 
 @pytest.fixture(scope="module")

@@ -49,10 +49,11 @@ int main(int argc, char **argv)
                         "       dmlconf_check relation-K.expect LEFT.bin RIGHT.bin\n");
         return DMLCONF_ERROR;
     }
-    if (ends_with(argv[1], ".expect"))
-        snprintf(path, sizeof path, "%s", argv[1]);
-    else
-        snprintf(path, sizeof path, "%s/call.OutputTensor.expect", argv[1]);
+    if ((size_t)snprintf(path, sizeof path, ends_with(argv[1], ".expect") ? "%s"
+                         : "%s/call.OutputTensor.expect", argv[1]) >= sizeof path) {
+        fprintf(stderr, "dmlconf_check: %s: the path is too long\n", argv[1]);
+        return DMLCONF_ERROR;
+    }
     e = dmlconf_load(path, error, sizeof error);
     if (!e) {
         fprintf(stderr, "dmlconf_check: %s\n", error);

@@ -18,6 +18,14 @@
  *          u32 value arrays, arrays (element count * element size bytes each),
  *          within: u64 n, f64 center[n]; u64 n, f64 bound[n]; u64 n, u8 nan_ok[n]
  * docs/vectors.md describes every field.
+ *
+ * Nothing the file says is trusted (issue 24; docs/robustness.md, "Boundaries"): every length
+ * and count is checked against the bytes left before anything is read, every tensor's Sizes
+ * and strides against its TotalTensorSizeInBytes in overflow-safe arithmetic (check_extent),
+ * and the buffers against TotalTensorSizeInBytes before they are judged. A file that fails is
+ * refused (NULL, its path and the field named in the error): the reader never reads outside
+ * the file or a buffer. conformance/export/c/fuzz (python -m conformance.export.c.fuzz) holds
+ * it to that under AddressSanitizer and UndefinedBehaviorSanitizer.
  */
 #include "dmlconf_vectors.h"
 
@@ -157,6 +165,13 @@ static int nan_d(double x) { return x != x; }
 static int inf_d(double x) { return !nan_d(x) && nan_d(x - x); }
 static double abs_d(double x) { return x < 0 ? -x : x; }
 
+/* The precision that prints a string of the file: its length, but never more than a message
+ * holds (a u32 length cast to int could be negative: %.*s would then read to a NUL). */
+static int shown(uint32_t length)
+{
+    return length < DMLCONF_MESSAGE_SIZE ? (int)length : DMLCONF_MESSAGE_SIZE;
+}
+
 /* -- parsing ------------------------------------------------------------------------------ */
 typedef struct cursor {
     const uint8_t *p;
@@ -217,10 +232,69 @@ static void bad(cursor *c, const char *format, ...)
     va_end(args);
 }
 
-static void read_tensor(cursor *c, dmlconf_tensor *t)
+/* Overflow-safe unsigned arithmetic: 0 where the result does not fit in 64 bits (the file's
+ * numbers are never trusted to stay small: issue 24). Portable C99, no compiler builtins. */
+static int mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (a && b > UINT64_MAX / a)
+        return 0;
+    *out = a * b;
+    return 1;
+}
+
+static int add_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (b > UINT64_MAX - a)
+        return 0;
+    *out = a + b;
+    return 1;
+}
+
+/* The tensor's Sizes and strides, checked against its TotalTensorSizeInBytes: the element at
+ * index lives at byte dot(index, strides) * element size, so the bytes the elements reach are
+ * (sum of (size - 1) * stride, + 1) * element size. Every product and sum is checked before it
+ * is made: a file whose Sizes and strides reach past 2^64 bytes is refused, never wrapped
+ * around to a small extent that would pass. After this, offset_of cannot overflow and every
+ * element lies inside the first total_size bytes. */
+static void check_extent(cursor *c, const dmlconf_tensor *t, const char *side)
+{
+    uint64_t last = 0, term, bytes;
+    uint32_t d;
+    for (d = 0; d < t->dimension_count; ++d) {
+        if (!mul_u64((uint64_t)t->sizes[d] - 1, t->strides[d], &term)
+            || !mul_u64(term, t->element_size, &bytes)) {
+            bad(c, "%s's Sizes and strides: dimension %" PRIu32 " (size %" PRIu32 ", stride %"
+                PRIu32 ", %u-byte elements) reaches past 2^64 bytes", side, d, t->sizes[d],
+                t->strides[d], t->element_size);
+            return;
+        }
+        if (bytes && bytes >= t->total_size) {
+            bad(c, "%s's Sizes and strides: dimension %" PRIu32 " (size %" PRIu32 ", stride %"
+                PRIu32 ") addresses byte %" PRIu64 ", beyond TotalTensorSizeInBytes %" PRIu64,
+                side, d, t->sizes[d], t->strides[d], bytes, t->total_size);
+            return;
+        }
+        if (!add_u64(last, term, &last)) {
+            bad(c, "%s's Sizes and strides: the sum of (size - 1) * stride over the dimensions "
+                "reaches past 2^64 elements", side);
+            return;
+        }
+    }
+    if (!add_u64(last, 1, &bytes) || !mul_u64(bytes, t->element_size, &bytes)) {
+        bad(c, "%s's Sizes and strides: the last element (element offset %" PRIu64 ", the sum "
+            "of (size - 1) * stride; %u-byte elements) ends past 2^64 bytes", side, last,
+            t->element_size);
+        return;
+    }
+    if (bytes > t->total_size)
+        bad(c, "%s's Sizes and strides address byte %" PRIu64 ", beyond TotalTensorSizeInBytes %"
+            PRIu64, side, bytes, t->total_size);
+}
+
+/* side: what messages call the tensor ("the output", "the left side", "the right side"). */
+static void read_tensor(cursor *c, dmlconf_tensor *t, const char *side)
 {
     uint32_t d;
-    uint64_t last = 0;
     t->data_type = u32(c, "the data type");
     t->dimension_count = u32(c, "the dimension count");
     t->total_size = u64(c, "TotalTensorSizeInBytes");
@@ -228,31 +302,35 @@ static void read_tensor(cursor *c, dmlconf_tensor *t)
     if (c->failed)
         return;
     if (!t->element_size) {
-        bad(c, "data type %" PRIu32 " is no DML_TENSOR_DATA_TYPE this reader knows",
+        bad(c, "%s's data type %" PRIu32 " is no DML_TENSOR_DATA_TYPE this reader knows", side,
             t->data_type);
         return;
     }
     if (t->dimension_count == 0 || t->dimension_count > DMLCONF_MAX_DIMS) {
-        bad(c, "dimension count %" PRIu32 " is not 1 to %d", t->dimension_count,
+        bad(c, "%s's dimension count %" PRIu32 " is not 1 to %d", side, t->dimension_count,
             DMLCONF_MAX_DIMS);
         return;
     }
     t->element_count = 1;
     for (d = 0; d < t->dimension_count; ++d) {
         t->sizes[d] = u32(c, "Sizes");
-        if (t->sizes[d] == 0 && !c->failed)
-            bad(c, "a size of zero");
-        t->element_count *= t->sizes[d] ? t->sizes[d] : 1;
-        if (t->element_count > 0xffffffffull && !c->failed)
-            bad(c, "more than 2^32 - 1 elements");
+        if (c->failed)
+            return;
+        if (t->sizes[d] == 0) {
+            bad(c, "%s's Sizes: a size of zero (dimension %" PRIu32 ")", side, d);
+            return;
+        }
+        /* element_count <= 2^32 - 1 before, a size <= 2^32 - 1: the product fits */
+        t->element_count *= t->sizes[d];
+        if (t->element_count > 0xffffffffull) {
+            bad(c, "%s's Sizes: more than 2^32 - 1 elements", side);
+            return;
+        }
     }
-    for (d = 0; d < t->dimension_count; ++d) {
+    for (d = 0; d < t->dimension_count; ++d)
         t->strides[d] = u32(c, "strides");
-        last += (uint64_t)(t->sizes[d] ? t->sizes[d] - 1 : 0) * t->strides[d];
-    }
-    if (!c->failed && (last + 1) * t->element_size > t->total_size)
-        bad(c, "the strides address byte %" PRIu64 ", beyond TotalTensorSizeInBytes %" PRIu64,
-            (last + 1) * t->element_size, t->total_size);
+    if (!c->failed)
+        check_extent(c, t, side);
 }
 
 static const uint8_t *per_element(cursor *c, uint64_t *count, uint64_t elements,
@@ -326,16 +404,20 @@ static dmlconf_expectation *parse(dmlconf_expectation *e, size_t size, char *err
         bad(&c, "what %" PRIu32 " is neither 1 (an output) nor 2 (a relation)", e->what);
     e->name_length = u32(&c, "the name");
     e->name = (const char *)take_bytes(&c, e->name_length, "the name");
-    read_tensor(&c, &e->tensor);
+    read_tensor(&c, &e->tensor, e->what == WHAT_RELATION ? "the left side" : "the output");
     e->take_axis = -1;
     e->take_count = 0;
     if (e->what == WHAT_RELATION && !c.failed) {
-        read_tensor(&c, &e->right);
+        read_tensor(&c, &e->right, "the right side");
         e->take_axis = (int32_t)u32(&c, "the take axis");
         e->take_count = u32(&c, "the take count");
         e->take = take_bytes(&c, (uint64_t)e->take_count * 4, "the take indices");
-        if (!c.failed && e->take_axis >= (int32_t)e->right.dimension_count)
-            bad(&c, "take axis %" PRId32 " beyond the right side's dimensions", e->take_axis);
+        if (!c.failed && (e->take_axis < -1
+                          || e->take_axis >= (int32_t)e->right.dimension_count))
+            bad(&c, "take axis %" PRId32 " is neither -1 (none) nor a dimension of the right "
+                "side", e->take_axis);
+        if (!c.failed && e->take_axis < 0 && e->take_count)
+            bad(&c, "%" PRIu32 " take indices without a take axis", e->take_count);
         for (k = 0; !c.failed && e->take_axis >= 0 && k < e->take_count; ++k)
             if (le(e->take + 4 * k, 4) >= e->right.sizes[e->take_axis])
                 bad(&c, "take index %" PRIu64 " beyond the right side's size",
@@ -396,6 +478,12 @@ void *dmlconf_read_file(const char *path, size_t *size, char *error, size_t erro
     for (;;) {
         if (used == capacity) {
             uint8_t *bigger;
+            if (capacity > ((size_t)-1) / 2) {
+                free(data);
+                fclose(f);
+                say(error, error_size, "%s: too large to read", path);
+                return NULL;
+            }
             capacity = capacity ? capacity * 2 : 65536;
             bigger = (uint8_t *)realloc(data, capacity);
             if (!bigger) {
@@ -597,7 +685,7 @@ static void describe(const sides *s, const model *m, dmlconf_verdict *v, const c
     uint64_t i = v->first_bad;
     uint64_t got_bits = le(s->got + offset_of(t, v->first_index), t->element_size);
     index_text[0] = 0;
-    for (d = 0; d < t->dimension_count; ++d)
+    for (d = 0; d < t->dimension_count && used < sizeof index_text; ++d)
         used += (size_t)snprintf(index_text + used, sizeof index_text - used, "%s%" PRIu32,
                                  d ? ", " : "", v->first_index[d]);
     format_value(got, sizeof got, got_bits, t->data_type);
@@ -632,8 +720,8 @@ static void describe(const sides *s, const model *m, dmlconf_verdict *v, const c
     }
     snprintf(v->message, sizeof v->message,
              "%s%.*s: %" PRIu64 " of %" PRIu64 " elements differ (%.*s): [%s] expected %s, got %s",
-             prefix, (int)e->name_length, e->name, v->bad_count, t->element_count,
-             (int)m->rule_length, m->rule, index_text, want, got);
+             prefix, shown(e->name_length), e->name, v->bad_count, t->element_count,
+             shown(m->rule_length), m->rule, index_text, want, got);
 }
 
 static dmlconf_status decide(const sides *s, dmlconf_verdict *v, const char *relation)
@@ -653,15 +741,15 @@ static dmlconf_status decide(const sides *s, dmlconf_verdict *v, const char *rel
             v->status = DMLCONF_QUALITY_WARNING;
             snprintf(prefix, sizeof prefix,
                      "%sinside the legal envelope (%.*s), outside the strict reading: ",
-                     relation, (int)legal->rule_length, legal->rule);
+                     relation, shown(legal->rule_length), legal->rule);
             describe(s, &e->models[0], v, prefix);
             return v->status;
         }
     }
     v->status = DMLCONF_PASS;
     snprintf(v->message, sizeof v->message, "%s%.*s: all %" PRIu64 " elements pass (%.*s)",
-             relation, (int)e->name_length, e->name, e->tensor.element_count,
-             (int)e->models[0].rule_length, e->models[0].rule);
+             relation, shown(e->name_length), e->name, e->tensor.element_count,
+             shown(e->models[0].rule_length), e->models[0].rule);
     return v->status;
 }
 
@@ -690,7 +778,7 @@ dmlconf_status dmlconf_judge(const dmlconf_expectation *e, const void *output, s
                          "dmlconf_judge_relation and both outputs");
     if ((uint64_t)size < e->tensor.total_size)
         return refuse(v, "%.*s: the buffer holds %" PRIu64 " bytes; its "
-                         "TotalTensorSizeInBytes is %" PRIu64, (int)e->name_length, e->name,
+                         "TotalTensorSizeInBytes is %" PRIu64, shown(e->name_length), e->name,
                       (uint64_t)size, e->tensor.total_size);
     s.e = e;
     s.got = (const uint8_t *)output;
@@ -724,7 +812,7 @@ dmlconf_status dmlconf_judge_relation(const dmlconf_expectation *e, const void *
     if ((uint64_t)left_size < e->tensor.total_size || (uint64_t)right_size < e->right.total_size)
         return refuse(v, "relation %.*s: the buffers hold %" PRIu64 " and %" PRIu64
                          " bytes; TotalTensorSizeInBytes is %" PRIu64 " and %" PRIu64,
-                      (int)e->name_length, e->name, (uint64_t)left_size,
+                      shown(e->name_length), e->name, (uint64_t)left_size,
                       (uint64_t)right_size, e->tensor.total_size, e->right.total_size);
     s.e = e;
     s.got = (const uint8_t *)left;
