@@ -33,7 +33,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     --rerun, then one line per sampled case the rerun does not reproduce, exit 1 if any."""
     from conformance.certify import CertifyError
     from conformance.certify.rerun import Request, parse_seed
-    from conformance.certify.verify import BundleError, unpacked, verify_folder
+    from conformance.certify.unpack import BundleError, unpacked
+    from conformance.certify.verify import verify_folder
 
     lonely = [opt for opt, given in (("--sample", args.sample is not None),
                                      ("--seed", args.seed is not None),

@@ -26,7 +26,8 @@ from conformance.backend import BackendLoadError, environment_of, load_backend
 from conformance.casefile import load_cases
 from conformance.certify import CertifyError, verify
 from conformance.certify.bundle import SUMS, sums_text
-from conformance.certify.verify import BundleError, waiver_problem
+from conformance.certify.unpack import BundleError
+from conformance.certify.verify import waiver_problem
 from conformance.cli import main
 from conformance.levels import FeatureLevel
 from conformance.results import VERDICT_LEVELS, Result, mustpass, summary
