@@ -133,11 +133,15 @@ def test_resume_without_a_journal_runs_everything(dmlconf: Dmlconf, uninterrupte
 def test_a_signal_to_an_isolated_parallel_run(tmp_path: Path, uninterrupted: dict,
                                               signum: int) -> None:
     """The command line as a user runs it: two workers, a backend slow enough to interrupt,
-    then the signal a terminal's Ctrl-C or a cancelled CI job sends."""
+    then the signal a terminal's Ctrl-C or a cancelled CI job sends. The judges send results
+    back a chunk at a time, so the first reach the journal well into the run: at 0.5 s a call
+    (about 12 s in all) the signal comes seconds before its end even on a loaded machine (at
+    0.2 s a loaded CI machine once sent it after the run had ended)."""
     out = tmp_path / "r.json"
     args = [sys.executable, "-m", "conformance.cli", "run", "-q", "--cases", str(DOCUMENTED),
             "--json", str(out), "--backend", f"{HOSTILE}:SlowBackend", "--workers", "2"]
-    proc = subprocess.Popen(args, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(args, cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "DMLCONF_TEST_SLOW_S": "0.5"})
     path = journal.path_for(out)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not path.exists()

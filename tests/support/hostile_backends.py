@@ -118,10 +118,12 @@ class InterruptingBackend(NumpyReferenceBackend):
 
 
 class SlowBackend(NumpyReferenceBackend):
+    """Sleeps 0.2 s a call ($DMLCONF_TEST_SLOW_S where set), then computes."""
+
     name = "hostile-slow"
 
     def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
-        time.sleep(0.2)
+        time.sleep(float(os.environ.get("DMLCONF_TEST_SLOW_S", "0.2")))
         super().execute(call, bindings)
 
 
