@@ -7,14 +7,30 @@ version, the suite's, PyYAML's and its parser's, the limits and the schema's tex
 file, loader or schema finds no entry and is parsed again (never stale). Only a file that
 parsed and passed every schema check is stored: errors are never cached, a file with any is
 checked afresh each time. What is stored is never run or unpickled: an entry is JSON, read
-only when its key and the sha256 of its payload match, its shape checked; anything else
-(a corrupt, truncated or foreign entry) is ignored as a miss and written again. Building the
-Cases (the operators' checks) is never cached: it runs on every load.
+only when its key matches and every case's text hashes to the digest its index gives, its
+shape checked; anything else (a corrupt, truncated or foreign entry) is ignored as a miss and
+written again. Building the Cases (the operators' checks) is never cached: it runs on every
+load.
 
-An entry, two lines of JSON:
-  1. {"format", "key", "payload_sha256", "cases": [[id, digest, line], ...]}: the index
-     (-k and --shard select from it without reading the payload)
-  2. [[key_lines, case], ...]: each case with its defaults merged in, the lines of its keys
+An entry, three lines:
+  1. {"format", "key", "cases": [[id, digest, line, size], ...]}: the index (-k and --shard
+     select from it without decoding a case)
+  2. {"orders": [[[path, keys], ...], ...], "of": [n, ...]}: the order of the keys of each
+     mapping of a case whose keys are not in sorted order (the path from the case to it, its
+     keys in the order written), each list of them once, and the list of each case (its index
+     in "orders")
+  3. the cases' canonical texts (model.canonical: JSON, keys sorted, ASCII), one after the
+     other, `size` bytes each
+
+A case's digest (Case.digest, what case_set_hash is made from) is the sha256 of its canonical
+text, so the index's digest is checked against the very text the case is decoded from before
+the entry is believed: the folder is writable by the user a backend runs as, and an entry
+rewritten with a case's content changed but its digest kept is a miss (the file is parsed
+again), so that a run's case-set hash always names the cases it ran. (An entry rewritten with
+the digest of its changed content is believed: the run's case_set_sha256 then names that
+content, which is not the committed case set's.) Checking the digests costs what checking
+the sha256 of the whole payload did; with the key orders put back, a warm load of the
+committed suite runs about 1% more instructions than with the layout before (issue 24).
 
 The folder: $DMLCONF_CACHE/parse if set ('off' or empty: no cache), else
 $XDG_CACHE_HOME/dml-conformance/parse, else ~/.cache/dml-conformance/parse (on Windows
@@ -42,8 +58,8 @@ from conformance import __version__
 from conformance.casefile import safe_yaml
 
 #: Bumped whenever what the loader stores changes meaning (the parse, the checks, the layout).
-LOADER_VERSION = 1
-FORMAT = "dmlconf-parse/1"
+LOADER_VERSION = 2
+FORMAT = "dmlconf-parse/2"
 #: An entry larger than this is neither written nor read (the YAML it stands for is at most
 #: MAX_FILE_BYTES; expanded aliases may make its data somewhat larger).
 MAX_ENTRY_BYTES = 4 * safe_yaml.MAX_FILE_BYTES
@@ -92,29 +108,76 @@ def _entry_path(where: Path, k: str) -> Path:
 
 
 class Entry:
-    """A stored entry whose key and payload sha256 matched, its index read; payload() decodes
-    the cases when they are needed (not for a file -k or --shard takes nothing from)."""
+    """A stored entry whose key matched and whose every case's canonical text hashes to the
+    digest its index gives (read() checked them), its index read; payload() decodes the cases
+    when they are needed (not for a file -k or --shard takes nothing from)."""
 
-    def __init__(self, index: list[tuple[str, str, int]], payload: bytes) -> None:
-        self.index, self._payload = index, payload
+    def __init__(self, index: list[tuple[str, str, int]], sizes: list[int], meta: bytes,
+                 texts: bytes) -> None:
+        self.index, self._sizes, self._meta, self._texts = index, sizes, meta, texts
 
-    def payload(self) -> list[tuple[dict[str, int], dict[str, Any]]] | None:
-        """[(key_lines, case)] in the index's order, or None when the payload is not of the
-        shape written (the caller parses the file instead)."""
-        try:
-            cases = json.loads(self._payload)
-        except (ValueError, RecursionError):
-            return None
-        if not isinstance(cases, list) or len(cases) != len(self.index):
-            return None
+    def payload(self) -> list[dict[str, Any]] | None:
+        """The cases in the index's order, each decoded from exactly the text whose sha256 is
+        its index's digest (read() checked), the keys of its mappings put back in their written
+        order (each [path, keys] of its orders: only the order changes, so the content, and
+        the digest, stay the text's); None when the entry is not of the shape written (the
+        caller parses the file instead)."""
+        text = self._texts.decode("ascii")  # read() checked: offsets are characters
+        # the decoder's scanner (C): one case at a time, from its offset, giving its end
+        scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
         out = []
-        for got, (case_id, _, _) in zip(cases, self.index, strict=True):
-            if not (isinstance(got, list) and len(got) == 2 and isinstance(got[0], dict)
-                    and isinstance(got[1], dict) and got[1].get("id") == case_id
-                    and all(isinstance(v, int) for v in got[0].values())):
+        pos = 0
+        try:
+            meta = json.loads(self._meta)
+            kinds, of = meta["orders"], meta["of"]
+            if type(of) is not list or len(of) != len(self.index):
                 return None
-            out.append((got[0], got[1]))
+            for (case_id, _, _), size, kind in zip(self.index, self._sizes, of, strict=True):
+                case, end = scan(text, pos)
+                # exactly the text hashed: nothing before, after or around it taken in
+                if end != pos + size or type(case) is not dict or case.get("id") != case_id:
+                    return None
+                for path, keys in kinds[kind]:
+                    parent, node = None, case
+                    for p in path:
+                        parent, node = node, node[p]
+                    if type(node) is not dict:
+                        return None
+                    put = {k: node[k] for k in keys}
+                    if len(put) != len(node):  # a key left out or named twice
+                        return None
+                    if parent is None:
+                        case = put
+                    else:
+                        parent[path[-1]] = put
+                out.append(case)
+                pos = end
+        except (ValueError, TypeError, LookupError, StopIteration, RecursionError):
+            return None
         return out
+
+
+def orders(raw: Any, path: list[Any] | None = None,
+           out: list[list[Any]] | None = None) -> list[list[Any]] | None:
+    """The [path, keys] of every mapping in raw whose keys are not in sorted order (what
+    Entry.payload puts back after the canonical text sorted them), innermost first; None when
+    raw has a key that is not text (JSON would change it: such a file is not cached)."""
+    path = [] if path is None else path
+    out = [] if out is None else out
+    if type(raw) is dict:
+        keys = list(raw)
+        if not all(type(k) is str for k in keys):
+            return None
+        for k, v in raw.items():
+            if type(v) in (dict, list) and orders(v, [*path, k], out) is None:
+                return None
+        if keys != sorted(keys):
+            out.append([path, keys])
+    elif type(raw) is list:
+        for i, v in enumerate(raw):
+            if type(v) in (dict, list) and orders(v, [*path, i], out) is None:
+                return None
+    return out
 
 
 #: How many fresh() blocks are open, in any thread of the process.
@@ -145,12 +208,14 @@ def trusted() -> bool:
     return _distrust == 0
 
 
-def read_entry(path: Path, k: str, fmt: str, max_bytes: int
+def read_entry(path: Path, k: str, fmt: str, max_bytes: int, hashed: bool = True
                ) -> tuple[dict[str, Any], bytes] | None:
     """An entry file's header and payload, or None unless it can be read, holds at most
     max_bytes, and its first line is a JSON object of this format and key whose
-    payload_sha256 is the payload's (the rest of the file, bytes as written). The one reader of
-    the suite's cache entries (this parse cache, session.expected_cache)."""
+    payload_sha256 is the payload's (the rest of the file, bytes as written; hashed False:
+    not checked, the caller checks the payload itself: this parse cache, each case's text
+    against its digest). The one reader of the suite's cache entries (this parse cache,
+    session.expected_cache)."""
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
@@ -170,17 +235,21 @@ def read_entry(path: Path, k: str, fmt: str, max_bytes: int
     except (ValueError, RecursionError):
         return None
     if not (isinstance(header, dict) and header.get("format") == fmt and header.get("key") == k
-            and header.get("payload_sha256") == hashlib.sha256(payload).hexdigest()):
+            and (not hashed
+                 or header.get("payload_sha256") == hashlib.sha256(payload).hexdigest())):
         return None
     return header, payload
 
 
-def write_entry(path: Path, header: dict[str, Any], payload: bytes, max_bytes: int) -> None:
-    """Write an entry file (header as one JSON line, with payload_sha256 added, then the
-    payload) atomically: a temporary file renamed over path. Nothing is written when it would
-    exceed max_bytes or the folder cannot be written (the next run makes it again)."""
-    head = json.dumps({**header, "payload_sha256": hashlib.sha256(payload).hexdigest()},
-                      separators=(",", ":")).encode()
+def write_entry(path: Path, header: dict[str, Any], payload: bytes, max_bytes: int,
+                hashed: bool = True) -> None:
+    """Write an entry file (header as one JSON line, with payload_sha256 added unless not
+    hashed, then the payload) atomically: a temporary file renamed over path. Nothing is
+    written when it would exceed max_bytes or the folder cannot be written (the next run makes
+    it again)."""
+    if hashed:
+        header = {**header, "payload_sha256": hashlib.sha256(payload).hexdigest()}
+    head = json.dumps(header, separators=(",", ":")).encode()
     if len(head) + 1 + len(payload) > max_bytes:
         return
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -199,37 +268,58 @@ def write_entry(path: Path, header: dict[str, Any], payload: bytes, max_bytes: i
 
 
 def read(k: str) -> Entry | None:
-    """The entry of key k, or None: no cache, no entry, one that is not a good entry of k, or
-    inside fresh()."""
+    """The entry of key k, or None: no cache, no entry, one that is not a good entry of k (a
+    case's text whose sha256 is not the digest its index gives among them), or inside
+    fresh()."""
     where = folder()
     if where is None or not trusted():
         return None
-    found = read_entry(_entry_path(where, k), k, FORMAT, MAX_ENTRY_BYTES)
+    found = read_entry(_entry_path(where, k), k, FORMAT, MAX_ENTRY_BYTES, hashed=False)
     if found is None or not isinstance(found[0].get("cases"), list):
         return None
-    header, payload = found
-    index = []
+    header, rest = found
+    meta, _, texts = rest.partition(b"\n")
+    index, sizes = [], []
     for row in header["cases"]:
-        if not (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str)
-                and isinstance(row[1], str) and isinstance(row[2], int)):
+        if not (isinstance(row, list) and len(row) == 4 and isinstance(row[0], str)
+                and isinstance(row[1], str) and type(row[2]) is int and type(row[3]) is int
+                and row[3] > 0):
             return None
         index.append((row[0], row[1], row[2]))
-    return Entry(index, payload)
+        sizes.append(row[3])
+    if sum(sizes) != len(texts) or not texts.isascii():
+        return None
+    view, pos = memoryview(texts), 0
+    for (_, digest, _), size in zip(index, sizes, strict=True):
+        if hashlib.sha256(view[pos:pos + size]).hexdigest() != digest:
+            return None
+        pos += size
+    return Entry(index, sizes, meta, texts)
 
 
-def write(k: str, cases: list[tuple[str, str, int, dict[str, int], dict[str, Any]]]) -> None:
-    """Store the checked cases of a file of key k: (id, digest, line, key_lines, case) each.
-    Nothing is stored when the data is not plain JSON data (a YAML timestamp, say) or the
+def write(k: str, cases: list[tuple[str, str, int, dict[str, Any], bytes]]) -> None:
+    """Store the checked cases of a file of key k: (id, digest, line, case, its canonical
+    text) each. Nothing is stored when the data is not plain JSON data with text keys or the
     folder cannot be written: the next run parses the file again."""
     where = folder()
     if where is None:
         return
-    try:
-        payload = json.dumps([[lines, case] for _, _, _, lines, case in cases],
-                             separators=(",", ":")).encode()
-    except (TypeError, ValueError, RecursionError):
+    kinds: dict[str, int] = {}
+    of = []
+    for _, _, _, case, _ in cases:
+        kept = orders(case)
+        if kept is None:
+            return
+        try:
+            of.append(kinds.setdefault(json.dumps(kept, separators=(",", ":")), len(kinds)))
+        except (TypeError, ValueError, RecursionError):
+            return
+    meta = ('{"orders":[' + ",".join(kinds) + '],"of":' + json.dumps(of, separators=(",", ":"))
+            + "}").encode()
+    texts = b"".join(text for *_, text in cases)
+    if not texts.isascii():
         return
     write_entry(_entry_path(where, k),
                 {"format": FORMAT, "key": k,
-                 "cases": [[i, d, line] for i, d, line, _, _ in cases]},
-                payload, MAX_ENTRY_BYTES)
+                 "cases": [[i, d, line, len(text)] for i, d, line, _, text in cases]},
+                meta + b"\n" + texts, MAX_ENTRY_BYTES, hashed=False)

@@ -5,6 +5,7 @@ CaseFileError at its file and line."""
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
 import stat
 from collections.abc import Iterable, Sequence
@@ -14,7 +15,7 @@ from typing import Any, NamedTuple
 from conformance.casefile import build as build_module
 from conformance.casefile import cache
 from conformance.casefile.errors import CaseFileError, collect, mib
-from conformance.casefile.model import Case, raw_digest
+from conformance.casefile.model import Case, canonical
 from conformance.casefile.safe_yaml import MAX_FILE_BYTES, MAX_VALUES, LineDict, parse, plain
 from conformance.casefile.schema_check import schema_error, validators
 from conformance.casefile.selection import case_files, id_matcher
@@ -98,34 +99,40 @@ def build_indexed(entries: Iterable[Indexed], errors: list[CaseFileError] | None
 
 class Checked:
     """A case file read, parsed and schema-checked (or its parse cache entry read), its cases
-    not built: index holds (id, digest, line) of each case that passed its checks."""
+    not built: index holds (id, digest, line) of each case that passed its checks (digest: the
+    sha256 of the case's canonical text, model.canonical), texts (parsed here, until the
+    parse cache's entry is written) those texts."""
 
     def __init__(self, path: str | Path, data: bytes, index: list[tuple[str, str, int]],
                  items: list[tuple[LineDict, dict[str, Any]]] | None = None,
                  entry: cache.Entry | None = None) -> None:
         self.path, self.data, self.index = path, data, index
         self._items, self._entry = items, entry
+        self.texts: list[bytes] = []
 
     def items(self) -> list[tuple[LineDict, dict[str, Any]]]:
         """(the case with its defaults merged in, its plain data), in the index's order."""
         if self._items is None:
             payload = self._entry.payload() if self._entry else None
             if payload is None:  # an entry not as written: parse the file afresh
-                fresh = _check_text(self.data.decode("utf-8"), self.path, [], self.data)
+                found: list[CaseFileError] = []
+                fresh = _check_text(self.data.decode("utf-8"), self.path, found, self.data)
+                if not found:
+                    _store(fresh)
                 if fresh.index != self.index:
                     raise CaseFileError(self.path, None, "its parse cache entry did not match "
                                         "it and has been written again: run again")
                 self._items = fresh.items()
-            else:
-                self._items = [(_line_dict(case, lines, line), case)
-                               for (lines, case), (_, _, line) in zip(payload, self.index,
-                                                                      strict=True)]
+            else:  # (the lines of a cached case's keys are not kept: an error in it is
+                # told again from the file's text, line for line: case())
+                self._items = [(_line_dict(case, {}, line), case)
+                               for case, (_, _, line) in zip(payload, self.index, strict=True)]
         return self._items
 
     def case(self, position: int, hashing: list[int]) -> Case:
         """The Case at position. A case from the cache that fails its checks is checked again
-        from the file's text, for the exact line of its error (the cache keeps top-level key
-        lines only)."""
+        from the file's text, for the exact line of its error (the cache keeps no key's
+        line)."""
         item, raw = self.items()[position]
         try:
             return build_module.build_case(item, self.path, hashing, raw,
@@ -200,10 +207,17 @@ def check_file(path: str | Path, errors: list[CaseFileError] | None = None) -> C
     for error in found:
         collect(error, errors)
     if not found:  # errors are never cached: a file with any is checked afresh each time
-        cache.write(k, [(*row, item.key_lines, raw)
-                        for row, (item, raw) in zip(checked.index, checked.items(),
-                                                    strict=True)])
+        _store(checked, k)
     return checked
+
+
+def _store(checked: Checked, k: str | None = None) -> None:
+    """Write the parse cache entry of a file parsed and checked without an error."""
+    cache.write(cache.key(checked.data) if k is None else k,
+                [(*row, raw, text)
+                 for row, (_, raw), text in zip(checked.index, checked.items(), checked.texts,
+                                                strict=True)])
+    checked.texts = []  # written: not held for the run
 
 
 _FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
@@ -265,7 +279,10 @@ def _check_text(text: str, path: str | Path, found: list[CaseFileError], data: b
                 return checked
             continue
         raw = plain(merged)
-        checked.index.append((merged["id"], raw_digest(raw), merged.line))
+        canonical_text = canonical(raw)
+        checked.index.append((merged["id"], hashlib.sha256(canonical_text).hexdigest(),
+                              merged.line))
+        checked.texts.append(canonical_text)
         items.append((merged, raw))
     return checked
 

@@ -90,7 +90,9 @@ class Case:
     file: str = ""
     line: int = 0
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    #: digest() when the loader knows it already (the parse cache's index); "" otherwise.
+    #: digest() when the loader knows it already: the sha256 of the case's canonical text, as
+    #: parsed, or as the parse cache held it (checked against that text before it was
+    #: believed: casefile.cache); "" otherwise.
     sha256: str = field(default="", repr=False, compare=False)
 
     @property
@@ -120,6 +122,12 @@ class Case:
         return self.sha256 or raw_digest(self.raw)
 
 
+def canonical(raw: dict[str, Any]) -> bytes:
+    """A case's plain mapping as the text its digest is the sha256 of: JSON, keys sorted at
+    every depth, ASCII (the parse cache stores a case as this text: casefile.cache)."""
+    return json.dumps(raw, sort_keys=True).encode()
+
+
 def raw_digest(raw: dict[str, Any]) -> str:
-    """The digest of a case's plain mapping (Case.digest)."""
-    return hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()
+    """The digest of a case's plain mapping (Case.digest): the sha256 of canonical(raw)."""
+    return hashlib.sha256(canonical(raw)).hexdigest()

@@ -120,6 +120,8 @@ def print_summary(doc: ResultsDocument, found: list[Result], json_path: str,
                                                                  s.items()))
     if report.integrity_line(doc):
         print(f"  {report.integrity_line(doc)}")
+    for line in report.common.resumed_lines(doc):  # the cases --resume took from the journal
+        print(f"  {line}")
     if any(doc.ambiguous.values()):
         amb = ", ".join(f"{k} {v}" for k, v in doc.ambiguous.items() if v)
         print(f"  of which in ambiguous regions of the spec (never decide a verdict): {amb}")

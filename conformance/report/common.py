@@ -1,8 +1,8 @@
 """What the reports share (conformance.report renders them): text made safe for XML and for a
 Markdown table, the Jinja environment of the templates (templates/), and the document read as
 words and numbers that more than one report shows: crash, load errors, tamper-proofness, shard,
-execution and its flags, margins and their histogram, diagnoses, each case's data type and
-family, and the command that reruns a case alone.
+the cases resumed from a journal, execution and its flags, margins and their histogram,
+diagnoses, each case's data type and family, and the command that reruns a case alone.
 """
 
 from __future__ import annotations
@@ -183,11 +183,89 @@ def _size(n: Any) -> str:
     return f"{n / 2 ** 20:.4g} MiB"
 
 
-#: The fields of an execution that execution_text words itself (or leaves out: the flags and
-#: tamper-proofness have lines of their own); any other is shown as "name value".
+#: The fields of an execution that execution_text words itself (or leaves out: the flags,
+#: tamper-proofness and the resumed cases' ids have lines of their own); any other is shown as
+#: "name value".
 _WORDED = frozenset({"merged", "thread_environment", "execution_flags", "cases_per_worker",
                      "retries", "isolated", "tamper_proof", "certify", "timeout_s",
-                     "memory_cap_bytes", "workers"})
+                     "memory_cap_bytes", "workers", "resumed_cases", "resumed",
+                     "expectations_cache"})
+
+
+def _count(value: Any) -> int:
+    """A count as the document gives it: 0 for anything that is not a whole number."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _runs(execution: Any) -> list[Execution]:
+    """The executions of the run's parts: a merged run's shards', else the run's own."""
+    if isinstance(execution, MergedExecution):
+        return [m.execution for m in execution.merged
+                if isinstance(m, ShardRun) and isinstance(m.execution, Execution)]
+    return [execution] if isinstance(execution, Execution) else []
+
+
+def expectations_line(doc: ResultsDocument) -> str | None:
+    """Where the run's judge took expectations from the expectations cache rather than
+    computing them (execution.expectations_cache; a merged run's, any shard's): "read from the
+    cache, not recomputed (FOLDER): ..."; None where it believed no entry (a certification, the
+    cache off) or the document does not say (older than the field)."""
+    folders = list(dict.fromkeys(str(f) for e in _runs(doc.execution)
+                                 if (f := given(e, "expectations_cache"))))
+    if not folders:
+        return None
+    return (f"read from the cache, not recomputed ({', '.join(folders)}): an entry there, "
+            "which the backend's user can write, was believed; a certification (--certify) "
+            "computes every one")
+
+
+def resumed(doc: ResultsDocument) -> dict[str, Any] | None:
+    """The cases whose results `dmlconf run --resume` took from the journal of an interrupted
+    run, not run again (a merged run's: every shard's): None where there are none; else
+    "count", "total" (the results), "ids" (in result order; None where the document only
+    counts them: one older than execution.resumed) and "line", the headline every report
+    shows: "RESUMED: 5 of 40 results were taken from the journal of an interrupted run
+    (--resume); the other 35 cases ran in the run that finished it"."""
+    count, ids = 0, []
+    named = True
+    for e in _runs(doc.execution):
+        listed = given(e, "resumed")
+        n = _count(given(e, "resumed_cases"))
+        if isinstance(listed, list):
+            ids += [str(i) for i in listed]
+            n = max(n, len(listed))
+        elif n:
+            named = False
+        count += n
+    if not count:
+        return None
+    total = len(doc.results)
+    line = (f"RESUMED: {count} of {counted(total, 'result')} {'was' if count == 1 else 'were'} "
+            "taken from the journal of an interrupted run (--resume), not run again; the "
+            f"other {counted(max(total - count, 0), 'case')} ran in the run that finished it")
+    if not named:
+        line += " (this results file does not name the resumed cases)"
+    return {"count": count, "total": total, "ids": ids if named else None, "line": line}
+
+
+def resumed_lines(doc: ResultsDocument, limit: int = 20) -> list[str]:
+    """What a terminal summary says of the resumed cases: resumed()'s line, then "RESUMED
+    <id>" for the first `limit` of them and how many more (none where nothing was resumed)."""
+    found = resumed(doc)
+    if not found:
+        return []
+    ids = found["ids"] or []
+    lines = [found["line"], *(f"RESUMED {case_id}" for case_id in ids[:limit])]
+    if len(ids) > limit:
+        lines.append(f"... and {len(ids) - limit} more resumed cases (execution.resumed in the "
+                     "results)")
+    return lines
+
+
+def resumed_ids(doc: ResultsDocument) -> frozenset[str]:
+    """The ids of the resumed cases the document names (resumed()); empty where none."""
+    found = resumed(doc)
+    return frozenset(found["ids"] or ()) if found else frozenset()
 
 
 def execution_text(execution: Execution | MergedExecution | None) -> str | None:
@@ -218,8 +296,10 @@ def execution_text(execution: Execution | MergedExecution | None) -> str | None:
         parts.append(f"failing cases retried {counted(retries, 'time')}")
     if isinstance(threads, dict) and threads:
         parts.append("workers' thread pools " + ", ".join(f"{k}={v}" for k, v in threads.items()))
-    parts += [f"{key} {value}" for key, value in e.to_json().items()
-              if key not in _WORDED and (key != "resumed_cases" or value)]
+    resumed_cases = _count(given(e, "resumed_cases"))
+    if resumed_cases:
+        parts.append(f"{counted(resumed_cases, 'result')} taken from the journal (--resume)")
+    parts += [f"{key} {value}" for key, value in e.to_json().items() if key not in _WORDED]
     return "; ".join(parts)
 
 

@@ -27,6 +27,7 @@ from conformance.report.common import (
     diagnosis_summary,
     environment,
     execution_text,
+    expectations_line,
     flags_text,
     incomplete_line,
     integrity_line,
@@ -36,6 +37,8 @@ from conformance.report.common import (
     margin_of,
     margin_text,
     repro_command,
+    resumed,
+    resumed_ids,
     shard_line,
 )
 from conformance.results import STATUSES, Result, ResultsDocument, Status
@@ -132,13 +135,13 @@ def _section(r: Result) -> str:
 
 
 def _id_groups(doc: ResultsDocument, status: Status, op_index: dict[str, str],
-               ) -> list[dict[str, Any]]:
+               taken: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """The results of a status as groups of ids for the HTML report: NOT_SUPPORTED by reason
     (the most frequent first), PASS as one group; in each group one block of ids (one a line)
-    per operators and data type, which the filters show or hide whole, and the command that
-    reruns the group's first case alone (one that holds below the claimed level runs at its
-    own level)."""
-    groups: dict[str, dict[tuple[str, str], list[str]]] = {}
+    per operators, data type and whether --resume took them from the journal (`taken`: marked
+    "resumed"), which the filters show or hide whole, and the command that reruns the group's
+    first case alone (one that holds below the claimed level runs at its own level)."""
+    groups: dict[str, dict[tuple[str, str, bool], list[str]]] = {}
     first: dict[str, Result] = {}
     for r in doc.results:
         if r.status != status:
@@ -148,14 +151,15 @@ def _id_groups(doc: ResultsDocument, status: Status, op_index: dict[str, str],
         ops = " ".join(op_index[str(op)] for op in r.operators or [])
         # one id a line: a line end inside an id (none is loaded so) would split it
         case_id = " ".join(str(r.id).splitlines())
-        groups.setdefault(reason, {}).setdefault((ops, case_data_type(r)), []).append(case_id)
+        key = (ops, case_data_type(r), r.id in taken)
+        groups.setdefault(reason, {}).setdefault(key, []).append(case_id)
     out = []
     for reason, blocks in groups.items():
         out.append({"reason": reason, "count": sum(map(len, blocks.values())),
                     "repro": repro_command(doc, first[reason]),
                     "blocks": [{"ops": ops, "dtype": dtype, "n": len(ids),
-                                "ids": "\n".join(ids)}
-                               for (ops, dtype), ids in sorted(blocks.items())]})
+                                "ids": "\n".join(ids), "resumed": was}
+                               for (ops, dtype, was), ids in sorted(blocks.items())]})
     return sorted(out, key=lambda g: (-g["count"], g["reason"]))
 
 
@@ -215,7 +219,9 @@ def render_html(doc: ResultsDocument, comparison: Any = None) -> str:
     summary, then the cases by section (SECTIONS: FAIL/ERROR/TIMEOUT, XPASS, QUALITY_WARNING,
     XFAIL, ambiguous: one expandable row each; NOT_SUPPORTED summarised per reason and PASS,
     collapsed, as lists of ids), with filters (status, operator, data type, text) that every
-    section's count follows; then the data type x operator and family x operator matrices,
+    section's count follows (and, in a resumed run, a filter of the cases --resume took from
+    the journal, each marked "resumed", under a headline that counts them); then the data type
+    x operator and family x operator matrices,
     the margins (an inline SVG histogram and the cases closest to the bound), the notes and
     the provenance (execution flags included). Everything from the document is escaped by
     Jinja's autoescape; the script only reads data attributes and text and writes with
@@ -226,6 +232,7 @@ def render_html(doc: ResultsDocument, comparison: Any = None) -> str:
     # the operator filter matches option indices: a name may hold spaces
     op_index = {op: str(i) for i, op in enumerate(operators)}
     rank = {s: k for k, s in enumerate(LIST_ORDER)}
+    taken = resumed_ids(doc)
     rows: list[dict[str, Any]] = []
     for r in results:
         section = _section(r)
@@ -240,11 +247,11 @@ def render_html(doc: ResultsDocument, comparison: Any = None) -> str:
                      "grids": [grid_rows(g) for g in r.grids or []
                                if isinstance(g, dict) and g.get("got")],
                      "margin": margin_of(r),
-                     "diagnosis": diagnosis_of(r)})
+                     "diagnosis": diagnosis_of(r), "resumed": r.id in taken})
     rows.sort(key=lambda x: rank.get(x["r"].status, len(rank)))  # stable: run order kept
     sections = {name: [x for x in rows if x["section"] == name] for name, _ in SECTIONS}
-    unsupported = _id_groups(doc, Status.NOT_SUPPORTED, op_index)
-    passing = _id_groups(doc, Status.PASS, op_index)
+    unsupported = _id_groups(doc, Status.NOT_SUPPORTED, op_index, taken)
+    passing = _id_groups(doc, Status.PASS, op_index, taken)
     totals = {name: len(rows) for name, rows in sections.items()}
     totals.update(unsupported=sum(g["count"] for g in unsupported),
                   passing=sum(g["count"] for g in passing))
@@ -273,7 +280,8 @@ def render_html(doc: ResultsDocument, comparison: Any = None) -> str:
                       key=lambda c: (c == NO_DATA_TYPE, c)),
         present=[s for s in LIST_ORDER if s in present],
         comparison=comparison, incomplete=incomplete_line(doc), shard=shard_line(doc),
-        integrity=integrity_line(doc),
+        integrity=integrity_line(doc), resumed=resumed(doc),
+        expectations=expectations_line(doc),
         load_errors=load_errors(doc), execution=execution_text(doc.execution),
         flags=flags_text(doc), short=SHORT, histogram=histogram,
         svg=histogram_svg(histogram) if histogram["judged"] else None,

@@ -8,7 +8,9 @@ crashed worker goes to <system-err>; each case's margin is a <property>. An ambi
 never fails the suite: its FAIL, ERROR or TIMEOUT is rendered as <skipped message="ambiguous
 region of the spec: ..."> with the full message in <system-out>, and every ambiguous case
 carries an `ambiguous` <property>. Case files that could not be loaded are one <testcase
-classname="load"> per file, with an <error> per problem.
+classname="load"> per file, with an <error> per problem. A case whose result `--resume` took
+from the journal of an interrupted run carries a `resumed` <property> (and the suite the
+properties resumed_cases and resumed).
 """
 
 from __future__ import annotations
@@ -75,7 +77,11 @@ def _diagnosis_line(r: Result) -> str:
 
 
 def render_junit(doc: ResultsDocument) -> str:
+    """The JUnit XML of the document (the module docstring gives the mapping). A resumed run
+    (--resume) has the <properties> resumed_cases and resumed (its headline), and each case
+    taken from the journal a `resumed` <property>."""
     cases = []
+    taken = common.resumed_ids(doc)
     for r in doc.results:
         classname, name = _split_id(r.id)
         element, message = junit_outcome(r)
@@ -87,7 +93,7 @@ def render_junit(doc: ResultsDocument) -> str:
                       "crash_output": common.crash_output(r.crash),
                       "margin": None if m is None else repr(m),
                       "readings": ", ".join(d["readings"]) if d else "",
-                      "diagnosis": _diagnosis_line(r)})
+                      "diagnosis": _diagnosis_line(r), "resumed": r.id in taken})
     verdicts = verdict_words(doc)
     backend = doc.backend or {}
     return common.environment(True).get_template("junit.xml.j2").render(
@@ -96,5 +102,6 @@ def render_junit(doc: ResultsDocument) -> str:
         load_files=_load_error_files(doc), incomplete=common.incomplete_line(doc),
         shard=common.shard_line(doc), execution=common.execution_text(doc.execution),
         tamper_proof=common.tamper_proof(doc), integrity=common.integrity_line(doc),
+        resumed=common.resumed(doc), expectations=common.expectations_line(doc),
         flags=common.flags_text(doc), warnings=len(common.warnings_of(doc)),
         largest=common.largest_margin(doc.results))

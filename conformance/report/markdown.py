@@ -13,11 +13,15 @@ CLOSEST_MARKDOWN = 10
 
 def render_markdown(doc: ResultsDocument, max_failures: int = DEFAULT_MAX_FAILURES) -> str:
     """The summary; max_failures limits each list of cases (FAILING, QUALITY_WARNING, load
-    errors)."""
+    errors, resumed cases). A resumed run (--resume) says so in a headline, marks the cases
+    taken from the journal "(resumed)" and lists them."""
+    resumed = common.resumed(doc)
+    taken = common.resumed_ids(doc)
     bad = [{**r.to_json(), "crash": common.crash_line(r.crash),
-            "diagnosis": common.diagnosis_of(r)}
+            "diagnosis": common.diagnosis_of(r), "resumed": r.id in taken}
            for r in doc.results if r.status in FAILING]
-    warned = [{**r.to_json(), "margin_text": common.margin_text(common.margin_of(r))}
+    warned = [{**r.to_json(), "margin_text": common.margin_text(common.margin_of(r)),
+               "resumed": r.id in taken}
               for r in common.warnings_of(doc)]
     problems = common.load_errors(doc)
     backend = doc.backend or {}
@@ -36,5 +40,7 @@ def render_markdown(doc: ResultsDocument, max_failures: int = DEFAULT_MAX_FAILUR
         backend_name=backend.get("name", ""), backend_class=backend.get("class", ""),
         platform=doc.platform or {}, incomplete=common.incomplete_line(doc),
         shard=common.shard_line(doc), execution=common.execution_text(doc.execution),
-        integrity=common.integrity_line(doc),
+        integrity=common.integrity_line(doc), resumed=resumed,
+        expectations=common.expectations_line(doc),
+        resumed_shown=(resumed["ids"] or [])[:max_failures] if resumed else [],
         load_errors=problems[:max_failures], more_load_errors=max(0, len(problems) - max_failures))

@@ -183,7 +183,8 @@ class LoadError(Record):
 @dataclass
 class Execution(Record):
     """How a run executed its cases (docs/robustness.md). Fields a benchmark adds (load_s)
-    are `extra`."""
+    are `extra`. An older document lacks `expectations_cache` and `resumed` (has() tells):
+    read them as unknown, and `resumed_cases` as the count that names no case."""
 
     workers: int = 1
     isolated: bool = False
@@ -194,7 +195,12 @@ class Execution(Record):
     thread_environment: dict[str, str] = field(default_factory=dict)
     execution_flags: list[str] = field(default_factory=list)
     certify: bool = False
+    #: The folder of the expectations cache the judge believed entries of (None: none
+    #: believed: a certification, or the cache off).
+    expectations_cache: str | None = None
     resumed_cases: int = 0
+    #: The ids of the cases whose results --resume took from the journal, in result order.
+    resumed: list[str] = field(default_factory=list)
     retries: int = 0
 
 

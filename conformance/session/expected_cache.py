@@ -20,8 +20,18 @@ right; anything else is a miss, computed and written again. (Not .npz: np.load o
 A certification believes no entry: the cache folder is writable by the user the backend runs as,
 and an entry rewritten with its sha256 recomputed would make the judge expect what the backend
 returns. Inside fresh() (process-wide, the judge's threads included) every expectation is
-computed; good entries are still written. The folder: casefile.cache.root()/expected;
-DMLCONF_CACHE=off turns it off with the parse cache, DMLCONF_EXPECTED_CACHE=off alone.
+computed; good entries are still written. No check of an entry could do instead: its key and
+sha256 are made from what anyone can know (the case's digest, the call, the flags, the suite's
+source) and the harness holds no secret a backend of its own user could not read, so a forged
+entry under the right key looks like a good one; only computing the expectation again tells
+them apart. An ordinary run believes the entries (that is what a cache is for) and says so: its
+results record the folder its judge believed entries of (execution.expectations_cache, null
+where it believed none: a certification, or the cache off; session.run.Session), and every
+report shows it on an "Expectations" line: a run whose verdict may rest on an entry never reads
+as one whose judge computed every expectation (docs/results-format.md).
+
+The folder: casefile.cache.root()/expected; DMLCONF_CACHE=off turns it off with the parse cache,
+DMLCONF_EXPECTED_CACHE=off alone.
 """
 
 from __future__ import annotations

@@ -19,8 +19,6 @@ on any other error abandons it.
 from __future__ import annotations
 
 import os
-import signal
-import threading
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -47,10 +45,10 @@ from conformance.levels import FeatureLevel
 from conformance.results import FAILING, Result
 from conformance.results import baseline as baselines
 from conformance.results.reproduce import reproduce_command
+from conformance.session import expected_cache, sandbox, shards
 from conformance.session import journal as journals
-from conformance.session import sandbox, shards
 from conformance.session.case_run import default_memory_cap, retry_failures
-from conformance.session.worker_handle import backend_files
+from conformance.session.watchdog import RunStalled, Watchdog
 from conformance.session.workers import (
     CaseRunner,
     Execution,
@@ -129,41 +127,6 @@ class RunOptions:
     resume: bool = False
     #: The results file; its journal sits beside it.
     json: str | Path = DEFAULT_JSON
-
-
-class RunStalled(KeyboardInterrupt):
-    """No case finished within the run timeout. A KeyboardInterrupt, so that every part of a
-    run stops as it does on Ctrl-C (the workers killed, the journal kept); Session.run then
-    ends the run with what it has."""
-
-
-class _Watchdog:
-    """Raises RunStalled in the main thread when `seconds` pass without progress() (a
-    process-wide timer, SIGALRM): whatever the harness is blocked on, a system call included,
-    is interrupted. Does nothing off the main thread or where there are no interval timers."""
-
-    def __init__(self, seconds: float | None) -> None:
-        self.seconds = seconds or 0.0
-        self.armed = (self.seconds > 0 and hasattr(signal, "setitimer")
-                      and threading.current_thread() is threading.main_thread())
-
-    def _fire(self, signum: int, frame: object) -> None:
-        raise RunStalled(f"no case finished in {self.seconds:g} s (--run-timeout)")
-
-    def progress(self) -> None:
-        if self.armed:
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-
-    def __enter__(self) -> _Watchdog:
-        if self.armed:
-            self.previous = signal.signal(signal.SIGALRM, self._fire)
-            self.progress()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.armed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.previous)
 
 
 class _Selection(Sequence[Case]):
@@ -330,24 +293,7 @@ class Session:
                              "sandboxed): drop --no-isolate")
         if not isolated:
             return {}
-        if o.sandbox is False:
-            missing = "not asked for (--no-sandbox)"
-        else:
-            found = sandbox.find()
-            if isinstance(found, sandbox.Sandbox):
-                if o.backend in BUILTIN:
-                    cls = backend_class(o.backend)
-                    found = found.granting(cls.sandbox_readable(), cls.sandbox_writable(),
-                                           cls.sandbox_same_user)
-                return {"sandbox": found.reaching(backend_files(o.backend))}
-            if o.sandbox:
-                raise ValueError(f"--sandbox: the sandbox cannot be made here: {found.reason}")
-            missing = found.reason
-        if o.certify and not o.certify_without_sandbox:
-            raise ValueError(f"--certify runs the backend in the sandbox, which is not made "
-                             f"here: {missing}. --certify-without-sandbox runs it anyway, "
-                             "recorded in the results (docs/robustness.md)")
-        return {"sandbox_missing": missing, "sandbox_override": o.certify_without_sandbox}
+        return sandbox.for_run(o.backend, o.sandbox, o.certify, o.certify_without_sandbox)
 
     def _native(self) -> bool:
         """Whether the backend is run as native code (isolated by default). Asked only where
@@ -425,7 +371,7 @@ class Session:
         journal, runner = self.journal, self.runner
         t0 = perf_counter()
         finished: list[Result] = []
-        watchdog = _Watchdog(self.options.run_timeout_s)
+        watchdog = Watchdog(self.options.run_timeout_s)
 
         def record(result: Result) -> None:
             journal.add(result)
@@ -484,6 +430,8 @@ class Session:
         given."""
         assert self.runner is not None and self.journal is not None and self.execution
         o, runner, execution = self.options, self.runner, self.execution
+        # the cases whose results came from the journal of the interrupted run, in case order
+        resumed = [c.id for c in self.cases if c.id in self.journal.done]
         return results.document(
             self.results,
             backend={"name": o.backend, "class": runner.class_path,
@@ -498,10 +446,23 @@ class Session:
                          for e in self.load_errors],
             execution=results.Execution.from_json(
                 {**execution.to_json(), "certify": o.certify,
-                 "resumed_cases": len(self.journal.done), "retries": o.retries,
+                 "expectations_cache": self._expectations_cache(),
+                 "resumed_cases": len(resumed), "resumed": resumed, "retries": o.retries,
                  **({"stopped": self.stopped} if self.stopped else {}), **self._timings()}),
             shard=None if self.shard is None else results.Shard.from_json(self.shard),
             execution_flags=execution.execution_flags.names)
+
+    def _expectations_cache(self) -> str | None:
+        """The folder of the expectations cache whose entries this run's judge believed where
+        it held one (session.expected_cache: written by whoever can write the folder, the
+        backend's user included; never checked, only a recomputation could), or None where it
+        believed none: a certification (cache.fresh()) or the cache turned off. Whichever
+        process judges (the harness, a judge process of a parallel run) reads the same folder:
+        they share the environment that names it."""
+        if self.options.certify:
+            return None
+        where = expected_cache.folder()
+        return None if where is None else str(where)
 
     def _timings(self) -> dict[str, float]:
         """With DMLCONF_TIMINGS set (benchmarks/bench_harness.py): the seconds select() took,

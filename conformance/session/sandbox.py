@@ -47,6 +47,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from conformance.backend import BUILTIN, backend_class
+
 #: The user a root harness runs its workers as (nobody).
 SANDBOX_UID = SANDBOX_GID = 65534
 #: The device nodes of GPU runtimes, granted where present (globs): DRM (Mesa, AMD, Intel),
@@ -382,3 +384,36 @@ def exit_code(returncode: int) -> int:
     if 128 < returncode < 128 + 65:
         return -(returncode - 128)
     return returncode
+
+
+def backend_files(backend: str) -> list[str]:
+    """The folder of a backend given by path (`file.py[:Class]`), which a sandboxed worker must
+    be able to read."""
+    path = backend if backend.endswith(".py") else backend.rpartition(":")[0]
+    return [str(Path(path).resolve().parent)] if path.endswith(".py") else []
+
+
+def for_run(backend: str, wanted: bool | None, certify: bool,
+            override: bool) -> dict[str, Any]:
+    """The sandbox fields of an isolated run's Execution (conformance.session.execution): the
+    sandbox, with what a built-in backend declares it needs, where it is wanted (wanted: None
+    where it can be made, True required, False never) and can be made; else why there is none.
+    ValueError where --sandbox, or --certify without override, needs one that cannot be made."""
+    if wanted is False:
+        missing = "not asked for (--no-sandbox)"
+    else:
+        found = find()
+        if isinstance(found, Sandbox):
+            if backend in BUILTIN:
+                cls = backend_class(backend)
+                found = found.granting(cls.sandbox_readable(), cls.sandbox_writable(),
+                                       cls.sandbox_same_user)
+            return {"sandbox": found.reaching(backend_files(backend))}
+        if wanted:
+            raise ValueError(f"--sandbox: the sandbox cannot be made here: {found.reason}")
+        missing = found.reason
+    if certify and not override:
+        raise ValueError(f"--certify runs the backend in the sandbox, which is not made here: "
+                         f"{missing}. --certify-without-sandbox runs it anyway, recorded in the "
+                         "results (docs/robustness.md)")
+    return {"sandbox_missing": missing, "sandbox_override": override}

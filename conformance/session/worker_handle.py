@@ -36,7 +36,7 @@ from conformance.session.remote import (
     _StaleError,
     _TimeoutError,
 )
-from conformance.session.sandbox import MemoryCgroup, Sandbox, exit_code
+from conformance.session.sandbox import MemoryCgroup, Sandbox, backend_files, exit_code
 from conformance.session.worker_main import BOOTSTRAP
 
 #: Seconds a worker may take to start and build the backend (imports of large native
@@ -171,13 +171,6 @@ class WorkerProcess:
             self.popen.kill()
         except ProcessLookupError:
             pass
-
-
-def backend_files(backend: str) -> list[str]:
-    """The folder of a backend given by path (`file.py[:Class]`), which a sandboxed worker must
-    be able to read."""
-    path = backend if backend.endswith(".py") else backend.rpartition(":")[0]
-    return [str(Path(path).resolve().parent)] if path.endswith(".py") else []
 
 
 class Worker:

@@ -4,6 +4,7 @@ are never cached, and -k / --shard build only the cases they select."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from pathlib import Path
@@ -21,8 +22,10 @@ from conformance.casefile import (
     select_indexed,
 )
 from conformance.casefile import build as casefile_build
+from conformance.casefile import load as casefile_load
 from conformance.session.run import RunOptions, Session
 from tests.casefile.test_casefile_hostile import VALID
+from tests.support import Dmlconf
 
 
 @pytest.fixture
@@ -92,7 +95,8 @@ def test_an_edited_file_is_parsed_again(cache_dir: Path, tmp_path: Path) -> None
     lambda b: b.replace(b"t/two", b"t/xwo"),  # payload changed: its sha256 no longer matches
     lambda b: b"\x00\xff" + b,  # junk
     lambda b: b"",
-    lambda b: b'{"format": "dmlconf-parse/1", "key": "another", "cases": []}\n[]\n',  # foreign
+    lambda b: (f'{{"format": "{cache.FORMAT}", "key": "another", "cases": []}}\n[]\n'
+               .encode()),  # foreign
 ])
 def test_a_corrupt_or_foreign_entry_is_ignored_and_written_again(
         cache_dir: Path, tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
@@ -193,57 +197,206 @@ def test_a_shard_builds_only_its_own_cases(cache_dir: Path, tmp_path: Path,
     assert [c.id for c in session.selected] == [c.id for c in whole]  # built when read
 
 
-def test_an_entry_is_json_data(cache_dir: Path, tmp_path: Path) -> None:
+def split_entry(entry: Path) -> tuple[dict, list, list[bytes]]:
+    """An entry's index (header), each case's key orders and the cases' texts."""
+    head, meta, texts = entry.read_bytes().split(b"\n", 2)
+    header, orders = json.loads(head), json.loads(meta)
+    pieces, pos = [], 0
+    for row in header["cases"]:
+        pieces.append(texts[pos:pos + row[3]])
+        pos += row[3]
+    assert pos == len(texts)
+    return header, [copy.deepcopy(orders["orders"][k]) for k in orders["of"]], pieces
+
+
+def join_entry(entry: Path, header: dict, orders: list, texts: list[bytes]) -> None:
+    """Write an entry back (each case's orders a list of its own)."""
+    meta = {"orders": orders, "of": list(range(len(orders)))}
+    entry.write_bytes(json.dumps(header).encode() + b"\n" + json.dumps(meta).encode() + b"\n"
+                      + b"".join(texts))
+
+
+def test_an_entry_is_json_data_each_case_its_canonical_text(cache_dir: Path,
+                                                            tmp_path: Path) -> None:
+    """Each case is stored as the text its digest is the sha256 of (keys sorted: what
+    Case.digest hashes), so that the digest is checked against the very text the case is
+    decoded from; the order its keys were written in is put back."""
     path = tmp_path / "c.yaml"
     path.write_text(two_cases())
-    load_file(path)
+    cases = load_file(path)
     (entry,) = entries(cache_dir)
-    head, payload = entry.read_bytes().split(b"\n")[:2]
-    header = json.loads(head)
+    header, orders, texts = split_entry(entry)
     assert header["format"] == cache.FORMAT and header["key"] == entry.stem
     assert [row[0] for row in header["cases"]] == ["t/one", "t/two"]
-    assert [case["id"] for _, case in json.loads(payload)] == ["t/one", "t/two"]
+    assert [row[2] for row in header["cases"]] == [2, 14]  # the lines of the cases
+    assert [row[1] for row in header["cases"]] == [c.digest() for c in cases] == [
+        hashlib.sha256(t).hexdigest() for t in texts]
+    assert texts == [json.dumps(c.raw, sort_keys=True).encode() for c in cases]
+    assert orders[0] == orders[1] and [[], list(cases[0].raw)] in orders[0]  # stored once
+    assert json.loads(entry.read_bytes().split(b"\n")[1])["of"] == [0, 0]
+    again = load_file(path)
+    assert [list(c.raw) for c in again] == [list(c.raw) for c in cases]
 
 
-def poison(folder: Path, case_id: str) -> None:
+def poison(folder: Path, case_id: str, keep_digest: bool = True,
+           description: str = "POISONED") -> None:
     """Rewrite the entry holding case_id as a backend running as the same user could: the
-    case's description changed, the payload's sha256 recomputed, its index (and so the digest
-    the case-set hash is made from) kept."""
-    for path in entries(folder):
-        head, payload = path.read_bytes().split(b"\n", 1)
-        if case_id.encode() not in payload:
+    case's description changed in its stored text (still canonical JSON), and its index's
+    digest (what the case-set hash is made from) kept, or recomputed from the changed text."""
+    for entry in entries(folder):
+        if json.loads(entry.read_bytes().split(b"\n", 1)[0])["format"] != cache.FORMAT:
+            continue  # another version's
+        header, orders, texts = split_entry(entry)
+        ids = [row[0] for row in header["cases"]]
+        if case_id not in ids:
             continue
-        cases = json.loads(payload)
-        for _, case in cases:
-            if case["id"] == case_id:
-                case["description"] = "POISONED"
-        payload = json.dumps(cases, separators=(",", ":")).encode()
-        header = json.loads(head)
-        header["payload_sha256"] = hashlib.sha256(payload).hexdigest()
-        path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
+        i = ids.index(case_id)
+        case = json.loads(texts[i])
+        case["description"] = description
+        texts[i] = json.dumps(case, sort_keys=True).encode()
+        for path, keys in orders[i]:  # the key's place in the written order, where it is new
+            if path == [] and "description" not in keys:
+                keys.append("description")
+        header["cases"][i][3] = len(texts[i])
+        if not keep_digest:
+            header["cases"][i][1] = hashlib.sha256(texts[i]).hexdigest()
+        join_entry(entry, header, orders, texts)
         return
     raise AssertionError(f"no entry holds {case_id}")
 
 
-def test_a_certification_believes_no_entry_a_backend_could_have_rewritten(
-        cache_dir: Path, tmp_path: Path) -> None:
-    """The cache folder is writable by the user the backend runs as: an entry rewritten with
-    its sha256 recomputed is believed by an ordinary run (that is what a cache is), never by
-    a certification (RunOptions(certify=True): cache.fresh()), whose cases and case-set hash
-    come from the files themselves (which a poisoned entry could otherwise fake: it keeps the
-    index's digest)."""
+TARGET = "documented/depth_to_space1/example-1-depth-column-row"
+
+
+def test_a_case_whose_text_is_not_its_digest_is_parsed_from_the_file(
+        cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache folder is writable by the user the backend runs as. An entry rewritten with
+    a case's content changed and its digest kept (so that the case-set hash would still name
+    the committed case) is not believed by any run: the file is parsed again, the case run is
+    the file's, and the entry is written back whole."""
     from tests.support import DOCUMENTED
 
     source = DOCUMENTED / "depth_to_space1.yaml"
-    target = "documented/depth_to_space1/example-1-depth-column-row"
-    honest = {c.id: c for c in load_cases([source])}
-    poison(cache_dir, target)
+    honest = load_cases([source])
+    poison(cache_dir, TARGET)
+    parsed = []
+    real = casefile_load.parse
+    monkeypatch.setattr(casefile_load, "parse", lambda *a: parsed.append(1) or real(*a))
+    again = load_cases([source])
+    assert parsed and {c.id: c.description for c in again} == {
+        c.id: c.description for c in honest}
+    assert case_set_hash(again) == case_set_hash(honest)
+    assert [c.digest() for c in again] == [c.digest() for c in honest]
+    parsed.clear()
+    assert load_cases([source]) == honest and not parsed  # the entry is whole again
+
+
+def test_a_case_rewritten_with_its_digest_is_run_as_another_case_set(
+        cache_dir: Path, tmp_path: Path) -> None:
+    """An entry rewritten with the digest of its changed content is consistent: an ordinary
+    run believes it (that is what a cache is), but its case-set hash is then that content's,
+    never the honest one; a certification (cache.fresh()) reads the file itself."""
+    from tests.support import DOCUMENTED
+
+    source = DOCUMENTED / "depth_to_space1.yaml"
+    honest = load_cases([source])
+    poison(cache_dir, TARGET, keep_digest=False)
     believed = {c.id: c for c in load_cases([source])}
-    assert believed[target].description == "POISONED"  # the ordinary run reads the entry
+    assert believed[TARGET].description == "POISONED"
+    assert case_set_hash(list(believed.values())) != case_set_hash(honest)
+    ordinary = Session(RunOptions(cases=(source,)))
+    assert case_set_hash(ordinary.select()) != case_set_hash(honest)
 
     session = Session(RunOptions(cases=(source,), certify=True))
     certified = {c.id: c for c in session.select()}
-    assert certified[target].description == honest[target].description != "POISONED"
-    assert case_set_hash(list(certified.values())) == case_set_hash(list(honest.values()))
+    assert certified[TARGET].description != "POISONED"
+    assert case_set_hash(list(certified.values())) == case_set_hash(honest)
     # and the certification wrote the file's own entry back over the rewritten one
-    assert {c.id: c.description for c in load_cases([source])}[target] != "POISONED"
+    assert {c.id: c.description for c in load_cases([source])}[TARGET] != "POISONED"
+
+
+@pytest.mark.parametrize("damage", ["a key left out", "a key twice, another left out",
+                                    "a path to nowhere", "a path to a list", "not steps"])
+def test_an_entry_whose_key_orders_do_not_fit_is_parsed_again(
+        cache_dir: Path, tmp_path: Path, damage: str) -> None:
+    """The orders only put keys back in place: one that would drop a key (or leads nowhere,
+    or to what is no mapping) makes the entry a miss, parsed again with the same cases."""
+    path = tmp_path / "c.yaml"
+    path.write_text(two_cases())
+    first = load_file(path)
+    (entry,) = entries(cache_dir)
+    header, orders, texts = split_entry(entry)
+    (keys,) = [keys for path, keys in orders[0] if path == []]
+    orders[0] = {"a key left out": [[[], keys[:-1]]],
+                 "a key twice, another left out": [[[], [*keys[:-1], keys[0]]]],
+                 "a path to nowhere": [[["nowhere"], keys]], "a path to a list": [[["tags"], [0]]],
+                 "not steps": [5]}[damage]
+    join_entry(entry, header, orders, texts)
+    errors: list[CaseFileError] = []
+    got = load_file(path, errors)
+    assert got == first and errors == [] and [c.raw for c in got] == [c.raw for c in first]
+    assert [list(c.raw) for c in got] == [list(c.raw) for c in first]
+    assert [keys for path, keys in split_entry(entry)[1][0] if path == []] == [keys]
+
+
+def test_orders_can_change_the_order_of_keys_never_the_content(cache_dir: Path,
+                                                               tmp_path: Path) -> None:
+    """Whoever rewrites an entry's orders (no digest covers them) changes at most the order a
+    case's keys are listed in, as the case file could: never a value, nor the digest (keys
+    sorted) the case-set hash is made from."""
+    path = tmp_path / "c.yaml"
+    path.write_text(two_cases())
+    first = load_file(path)
+    (entry,) = entries(cache_dir)
+    header, orders, texts = split_entry(entry)
+    orders[0] = []  # the case's keys in sorted order
+    join_entry(entry, header, orders, texts)
+    got = load_file(path)
+    assert list(got[0].raw) == sorted(first[0].raw) != list(first[0].raw)
+    assert got[0].raw == first[0].raw and repr(got) == repr(first)
+    assert [c.digest() for c in got] == [c.digest() for c in first]
+
+
+@pytest.mark.integration  # the whole committed suite loaded: 5-15 s
+def test_a_poisoned_entry_is_never_the_committed_suite(
+        cache_dir: Path, suite_cache: Path, tmp_path: Path) -> None:
+    """The whole committed suite loaded as an ordinary run loads it: with one case's entry
+    rewritten and its digest kept, the case is the file's again (the committed case set, truly);
+    with the digest recomputed, the run believes the entry, and its case-set hash is not the
+    committed one: suite.check, and so any committed-suite claim, refuses it."""
+    import shutil
+
+    from conformance import suite
+
+    if (suite_cache / "parse").is_dir():  # warm: the test run's own entries of the suite
+        shutil.copytree(suite_cache / "parse", cache_dir)
+    committed = Session(RunOptions()).select()
+    assert suite.check(committed) is None
+    target = committed[len(committed) // 2]
+
+    poison(cache_dir, target.id)
+    cases = Session(RunOptions()).select()
+    assert suite.check(cases) is None
+    assert {c.id: c.description for c in cases}[target.id] == target.description
+
+    poison(cache_dir, target.id, keep_digest=False)
+    cases = Session(RunOptions()).select()
+    assert {c.id: c.description for c in cases}[target.id] == "POISONED"
+    assert case_set_hash(cases) != suite.case_set_sha256()
+    assert "are not the committed case set" in (suite.check(cases) or "")
+
+
+@pytest.mark.integration  # three runs of the documented cases
+def test_an_ordinary_run_records_the_hash_of_what_it_ran(
+        cache_dir: Path, dmlconf: Dmlconf) -> None:
+    """dmlconf run: the results' case_set_sha256 is made from the cases as run."""
+    from tests.support import DOCUMENTED
+
+    code, honest = dmlconf("--cases", str(DOCUMENTED), name="honest.json")
+    assert code == 0
+    poison(cache_dir, TARGET)
+    code, doc = dmlconf("--cases", str(DOCUMENTED), name="kept.json")
+    assert code == 0 and doc["case_set_sha256"] == honest["case_set_sha256"]
+    poison(cache_dir, TARGET, keep_digest=False)
+    code, doc = dmlconf("--cases", str(DOCUMENTED), name="poisoned.json")
+    assert doc["case_set_sha256"] != honest["case_set_sha256"]

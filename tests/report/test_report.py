@@ -13,7 +13,7 @@ import pytest
 from conformance import present, report
 from conformance.cli import main
 from conformance.report import common
-from conformance.results import NOT_RECOGNISED, Verdict, execution_of
+from conformance.results import NOT_RECOGNISED, ResultsDocument, Verdict, execution_of
 from tests.support import DOCUMENTED, SWAPPED, Dmlconf
 from tests.support.documents import (
     CRASH,
@@ -281,7 +281,20 @@ def test_execution_and_shard_lines() -> None:
     assert common.execution_text(None) is None
     assert common.execution_text(execution_of({"workers": 1, "isolated": False, "timeout_s": None,
                                   "memory_cap_bytes": None, "resumed_cases": 3})) == (
-        "1 worker; isolated: no; no per-case timeout; no memory cap; resumed_cases 3")
+        "1 worker; isolated: no; no per-case timeout; no memory cap; 3 results taken from the "
+        "journal (--resume)")
+    assert common.execution_text(execution_of({"workers": 1, "isolated": False, "timeout_s": None,
+                                  "memory_cap_bytes": None, "certify": False,
+                                  "expectations_cache": "/c/expected", "resumed_cases": 1,
+                                  "resumed": ["a/b"]})) == (
+        "1 worker; isolated: no; no per-case timeout; no memory cap; 1 result taken from the "
+        "journal (--resume)")
+    assert common.execution_text(execution_of({"workers": 1, "isolated": True, "timeout_s": None,
+                                  "memory_cap_bytes": None, "certify": True,
+                                  "expectations_cache": None, "resumed_cases": 0,
+                                  "resumed": []})) == (
+        "1 worker; isolated: yes; no per-case timeout; no memory cap; certification run "
+        "(--certify)")
     assert common.execution_text(execution_of({"workers": 2, "isolated": True, "timeout_s": 5,
                                   "memory_cap_bytes": 512 * 2 ** 20})) == (
         "2 workers; isolated: yes; per-case timeout 5 s; memory cap 512 MiB")
@@ -630,3 +643,38 @@ def test_no_report_counts_with_a_parenthesised_plural(make: object) -> None:
     for render in report.RENDERERS.values():
         text = render(typed(doc))
         assert not re.search(r"\w\(s\)", text), re.search(r".{40}\w\(s\).{20}", text)
+
+
+def test_the_resumed_cases_of_a_run_a_merged_run_and_an_older_document() -> None:
+    """common.resumed: the headline every report shows and the ids it marks, from
+    execution.resumed (a merged run's: every shard's); an older document's count names no
+    case; a run that resumed nothing has none."""
+    def doc(execution: object, n: int = 4) -> ResultsDocument:
+        return ResultsDocument.from_json({"results": [{"id": f"c/{i}", "status": "PASS"}
+                                                      for i in range(n)],
+                                          "execution": execution})
+
+    one = common.resumed(doc({"resumed_cases": 1, "resumed": ["c/2"]}))
+    assert one == {"count": 1, "total": 4, "ids": ["c/2"], "line": (
+        "RESUMED: 1 of 4 results was taken from the journal of an interrupted run (--resume), "
+        "not run again; the other 3 cases ran in the run that finished it")}
+    merged = doc({"merged": [{"shard": "1/2", "execution": {"resumed_cases": 2,
+                                                            "resumed": ["c/0", "c/2"]}},
+                             {"shard": "2/2", "execution": {"resumed_cases": 0,
+                                                            "resumed": []}}]})
+    assert common.resumed_ids(merged) == {"c/0", "c/2"}
+    assert common.resumed(merged)["count"] == 2
+    older = common.resumed(doc({"resumed_cases": 3}))
+    assert older["ids"] is None and older["line"].endswith(
+        "(this results file does not name the resumed cases)")
+    assert common.resumed_ids(doc({"resumed_cases": 3})) == frozenset()
+    for nothing in ({"resumed_cases": 0, "resumed": []}, {}, None, {"resumed": "c/1"}):
+        assert common.resumed(doc(nothing)) is None and common.resumed_lines(doc(nothing)) == []
+    lines = common.resumed_lines(doc({"resumed_cases": 3, "resumed": ["c/0", "c/1", "c/3"]}),
+                                 limit=2)
+    assert lines[1:] == ["RESUMED c/0", "RESUMED c/1",
+                         "... and 1 more resumed cases (execution.resumed in the results)"]
+    assert common.expectations_line(doc({"expectations_cache": "/c/expected"})).startswith(
+        "read from the cache, not recomputed (/c/expected)")
+    assert common.expectations_line(doc({"expectations_cache": None})) is None
+    assert common.expectations_line(doc({})) is None

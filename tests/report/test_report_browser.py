@@ -361,3 +361,30 @@ def test_hostile_payloads_stay_text(browser: Any, tmp_path: Path) -> None:
     assert page.evaluate("() => typeof window.__pwned") == "undefined"
     assert p.dialogs == [] and p.errors == []
     page.close()
+
+
+def test_the_resumed_filter_shows_the_cases_taken_from_the_journal(browser: Any,
+                                                                    tmp_path: Path) -> None:
+    """A resumed run (--resume): a headline counts the cases taken from the journal, each is
+    marked "resumed" (a row's mark, an id block's), and the Resumed filter shows them alone,
+    or the others, every section's count following."""
+    doc = mixed_document()
+    ids = [r["id"] for r in doc["results"]]
+    taken = [ids[0], ids[1], ids[7]]  # a PASS (an id block), a FAIL (a row), a NOT_SUPPORTED
+    doc["execution"] = {"workers": 1, "isolated": True, "tamper_proof": True,
+                        "resumed_cases": 3, "resumed": taken}
+    p = open_report(browser, tmp_path, doc)
+    page = p.page
+    assert page.locator("#resumed").inner_text().startswith(
+        f"RESUMED: 3 of {len(ids)} results were taken from the journal")
+    assert page.locator(f'details.case[data-id="{ids[1]}"] .resumed-mark').inner_text() == (
+        "resumed")
+    page.select_option("#f-resumed", "1")
+    assert sorted(p.visible_ids()) == sorted(taken)
+    assert p.section_counts()["failures"] == "1 of 3"
+    page.select_option("#f-resumed", "0")
+    assert sorted(p.visible_ids()) == sorted(set(ids) - set(taken))
+    page.select_option("#f-resumed", "")
+    assert sorted(p.visible_ids()) == sorted(ids)
+    assert p.errors == [] and p.dialogs == []
+    page.close()

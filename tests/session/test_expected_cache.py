@@ -18,7 +18,7 @@ from conformance.session import expected_cache
 from conformance.session.case_run import run_case, run_cases
 from conformance.session.parallel_pool import ParallelPool
 from conformance.session.run import RunOptions, Session
-from tests.support import CASES, DOCUMENTED
+from tests.support import CASES, DOCUMENTED, Dmlconf
 
 
 @pytest.fixture
@@ -183,3 +183,38 @@ def test_a_certification_believes_no_entry_a_backend_could_have_rewritten(
         session.close()
     assert [r.status for r in certified] == ["PASS", "PASS"]
     assert expected_cache.trusted()  # and the run after it reads the cache again
+
+
+def test_an_ordinary_run_records_that_it_believed_the_cache_and_every_report_says_so(
+        cache_dir: Path, tmp_path: Path, dmlconf: Dmlconf,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """No check of an entry can tell a forged one from a good one (whoever can write the
+    folder can compute its key and sha256): only computing the expectation again can, which
+    is what a certification does. So an ordinary run's results record that its judge believed
+    the cache, and which (execution.expectations_cache: the folder; null where none was
+    believed), and every report's execution line says so: a run whose verdict rests on a
+    poisoned entry, in the harness's judge or in the judge processes of a parallel run, is
+    never one that computed its expectations (a certification's, which verify requires)."""
+    source = DOCUMENTED / "resample3.yaml"
+    case = next(c for c in load_cases([source]) if not c.rejected and len(c.calls) == 1
+                and all(e.kind == "reference" for e in c.expected.values()))
+    pick = ("--cases", str(source), "-k", case.id, "--junit", str(tmp_path / "j.xml"),
+            "--markdown", str(tmp_path / "s.md"), "--html", str(tmp_path / "r.html"))
+    said = f"read from the cache, not recomputed ({cache_dir})"
+
+    def run(*extra: str) -> tuple[str, str | None]:
+        _, doc = dmlconf(*pick, *extra)
+        (result,) = [r for r in doc["results"] if r["id"] == case.id]
+        reports = [(tmp_path / name).read_text() for name in ("j.xml", "s.md", "r.html")]
+        cached = doc["execution"]["expectations_cache"]
+        assert all((said in text) == (cached is not None) for text in reports)
+        return result["status"], cached
+
+    assert run() == ("PASS", str(cache_dir))  # computed, and written
+    poison(cache_dir, expected_cache.key(case.digest(), case.calls[0].name,
+                                         case.ambiguous is not None, ExecutionFlags.NONE))
+    assert run() == ("FAIL", str(cache_dir))  # believed, and said
+    assert run("--workers", "2") == ("FAIL", str(cache_dir))  # by the judge processes too
+    assert run("--certify") == ("PASS", None)  # computed: nothing believed
+    monkeypatch.setenv("DMLCONF_EXPECTED_CACHE", "off")
+    assert run() == ("PASS", None)
