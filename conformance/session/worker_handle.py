@@ -262,8 +262,12 @@ class Worker:
             raise
         self.remote = RemoteBackend(self.claims, self, self.flags)
         if self.cgroup is not None and self.memory_cap > 0:
-            try:  # what the built backend uses, and the cap for running cases
-                self.cgroup.limit(self.cgroup.usage() + self.memory_cap)
+            # what the built backend uses, and the cap for running cases, with room to spare:
+            # private allocations end first at RLIMIT_DATA (a MemoryError, the case's ERROR);
+            # the cgroup catches what that does not count (shared mappings, tmpfs files)
+            spare = max(self.memory_cap // 8, 64 << 20)
+            try:
+                self.cgroup.limit(self.cgroup.usage() + self.memory_cap + spare)
             except (OSError, ValueError):
                 self.cgroup = None
         return self.claims
@@ -275,8 +279,9 @@ class Worker:
         if name == "SIGKILL" and (self.cgroup_killed
                                   or (self.cgroup is not None and self.cgroup.killed())):
             how = (f"was killed by SIGKILL (signal 9): it passed its memory cap of "
-                   f"{self.memory_cap:,} bytes beyond the built backend (--memory-cap; the "
-                   "sandbox's memory cgroup, which counts shared mappings too)")
+                   f"{self.memory_cap:,} bytes beyond the built backend (--memory-cap, and an "
+                   "eighth or 64 MiB to spare; the sandbox's memory cgroup, which counts shared "
+                   "mappings too)")
         return how, name
 
     def begin_case(self) -> None:

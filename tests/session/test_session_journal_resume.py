@@ -140,8 +140,11 @@ def test_a_signal_to_an_isolated_parallel_run(tmp_path: Path, uninterrupted: dic
     out = tmp_path / "r.json"
     args = [sys.executable, "-m", "conformance.cli", "run", "-q", "--cases", str(DOCUMENTED),
             "--json", str(out), "--backend", f"{HOSTILE}:SlowBackend", "--workers", "2"]
+    # SIGINT at its default, as a terminal starts a command: a pytest-xdist worker may have it
+    # ignored, which a child inherits and Python keeps (CI lost the signal so, twice)
     proc = subprocess.Popen(args, cwd=ROOT, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "DMLCONF_TEST_SLOW_S": "0.5"})
+                            env={**os.environ, "DMLCONF_TEST_SLOW_S": "0.5"},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     path = journal.path_for(out)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not path.exists()
