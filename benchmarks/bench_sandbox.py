@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_harness import spread
 from bench_workers import ROOT, run_once
 
 DOCUMENTED = str(ROOT / "cases" / "documented")
@@ -51,12 +51,10 @@ def main() -> int:
             ratios.append(with_ / without)
             print(f"{name} launch {launch + 1}: {with_:.2f} s sandboxed, {without:.2f} s not, "
                   f"{cases} cases", file=sys.stderr)
-        rows[name] = {"ms": [statistics.median(costs), min(costs), max(costs)],
-                      "ratio": [statistics.median(ratios), min(ratios), max(ratios)],
-                      "launches": args.launches, "options": options}
-        print(f"{name}: {rows[name]['ms'][0]:+.1f} ms ({rows[name]['ms'][1]:+.1f} .. "
-              f"{rows[name]['ms'][2]:+.1f}), ratio {rows[name]['ratio'][0]:.3f} "
-              f"({rows[name]['ratio'][1]:.3f} .. {rows[name]['ratio'][2]:.3f})")
+        ms, ratio = spread(costs), spread(ratios)
+        rows[name] = {"ms": ms, "ratio": ratio, "launches": args.launches, "options": options}
+        print(f"{name}: {ms['median']:+.1f} ms ({ms['min']:+.1f} .. {ms['max']:+.1f}), ratio "
+              f"{ratio['median']:.3f} ({ratio['min']:.3f} .. {ratio['max']:.3f})")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     return 0
