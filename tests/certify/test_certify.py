@@ -23,22 +23,20 @@ import pytest
 
 from conformance import __version__
 from conformance.backend import BackendLoadError, environment_of, load_backend
-from conformance.casefile import load_cases
 from conformance.certify import CertifyError, verify
 from conformance.certify.bundle import SUMS, sums_text
 from conformance.certify.unpack import BundleError
 from conformance.certify.verify import waiver_problem
 from conformance.cli import main
 from conformance.levels import FeatureLevel
-from conformance.results import VERDICT_LEVELS, Result, mustpass, summary
+from conformance.results import Result, mustpass, summary
 from conformance.results import baseline as baselines
 from conformance.results.verdicts import verdicts
 from conformance.session import WorkerError
 from conformance.session.remote import Claims
-from tests.support import BROKEN, DOCUMENTED
-
-FILES = ("depth_to_space", "depth_to_space1", "space_to_depth", "space_to_depth1", "strides",
-         "resample1")
+from tests.certify import small_suite
+from tests.certify.small_suite import SWAPPED_BASELINE
+from tests.support import BROKEN
 
 ENV_BACKEND = '''
 from backends.numpy_reference import NumpyReferenceBackend
@@ -72,17 +70,6 @@ class ImportCheat(NumpyReferenceBackend):
         return None  # computes nothing
 '''
 
-#: Expects the swapped-order backend's failures (the four documented *1 cases whose Order matters).
-SWAPPED_BASELINE = """\
-- cases: "documented/depth_to_space1/*"
-  status: FAIL
-  reason: order swapped (a test double)
-- cases: "documented/space_to_depth1/*"
-  status: FAIL
-  reason: order swapped (a test double)
-"""
-
-
 @dataclass
 class Suite:
     folder: Path
@@ -100,16 +87,8 @@ def _certify(*args: str) -> int:
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Suite]:
     """The small committed set, its lists in place of the suite's, and two bundles of it."""
     root = tmp_path_factory.mktemp("certify")
-    cases = root / "cases"
-    cases.mkdir()
-    for name in FILES:
-        shutil.copy(DOCUMENTED / f"{name}.yaml", cases)
-    lists = mustpass.from_cases(load_cases([cases]), VERDICT_LEVELS)
     (root / "env_backend.py").write_text(ENV_BACKEND, encoding="utf-8")
-    (root / "baseline.yaml").write_text(SWAPPED_BASELINE, encoding="utf-8")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(mustpass, "committed", lambda: lists)
-        mp.setattr("conformance.session.run.default_case_paths", lambda: [cases])
+    with small_suite.committed(root) as (cases, lists):
         env = f"{root / 'env_backend.py'}:EnvBackend"
         assert _certify("--backend", env, "--out", str(root / "good")) == 0
         assert _certify("--backend", f"{BROKEN}:SwappedOrderBackend", "--baseline",

@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 
-from conformance.casefile import load_cases
 from conformance.certify import verify
 from conformance.certify.bundle import RESULTS, SUMS, sums_text
 from conformance.certify.rerun import (
@@ -34,22 +33,12 @@ from conformance.certify.rerun import (
 )
 from conformance.cli import main
 from conformance.levels import FeatureLevel
-from conformance.results import VERDICT_LEVELS, Result, Status, mustpass, summary
+from conformance.results import Result, Status, mustpass, summary
 from conformance.results.io import read
 from conformance.results.verdicts import verdicts
-from tests.support import BROKEN, DOCUMENTED, HOSTILE, SWAPPED
+from tests.certify import small_suite
+from tests.support import BROKEN, HOSTILE, SWAPPED
 
-FILES = ("depth_to_space", "depth_to_space1", "space_to_depth", "space_to_depth1", "strides",
-         "resample1")
-#: Expects the swapped-order backend's failures (as tests/certify/test_certify.py).
-SWAPPED_BASELINE = """\
-- cases: "documented/depth_to_space1/*"
-  status: FAIL
-  reason: order swapped (a test double)
-- cases: "documented/space_to_depth1/*"
-  status: FAIL
-  reason: order swapped (a test double)
-"""
 SUMMARY = re.compile(r"^rerun: (\d+) of (\d+) cases \((seed 0x[0-9a-f]+|every case)\), (.*)$",
                      re.MULTILINE)
 
@@ -65,15 +54,7 @@ class Bundles:
 @pytest.fixture(scope="module")
 def bundles(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bundles]:
     root = tmp_path_factory.mktemp("rerun")
-    cases = root / "cases"
-    cases.mkdir()
-    for name in FILES:
-        shutil.copy(DOCUMENTED / f"{name}.yaml", cases)
-    lists = mustpass.from_cases(load_cases([cases]), VERDICT_LEVELS)
-    (root / "baseline.yaml").write_text(SWAPPED_BASELINE, encoding="utf-8")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(mustpass, "committed", lambda: lists)
-        mp.setattr("conformance.session.run.default_case_paths", lambda: [cases])
+    with small_suite.committed(root) as (cases, lists):
         assert main(["certify", "--backend", "numpy", "--out", str(root / "numpy")]) == 0
         assert main(["certify", "--backend", SWAPPED, "--baseline", str(root / "baseline.yaml"),
                      "--out", str(root / "swapped")]) == 1
