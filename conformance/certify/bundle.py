@@ -255,7 +255,7 @@ def claimed_level(request: Request) -> FeatureLevel:
     isolated worker reports it (the backend is never built in this process)."""
     if request.level is not None:
         return request.level
-    probe = Session(_sandboxing(request, RunOptions(
+    probe = Session(sandboxing(request.without_sandbox, RunOptions(
         backend=request.backend, certify=True, isolate=True,
         execution_flags=request.execution_flags, timeout_s=request.timeout_s,
         memory_cap=request.memory_cap)))
@@ -263,11 +263,12 @@ def claimed_level(request: Request) -> FeatureLevel:
         return probe.start(one_at_a_time=True).claimed_level
 
 
-def _sandboxing(request: Request, options: RunOptions) -> RunOptions:
-    """options with the request's answer to running without the sandbox, where it gives one."""
-    if request.without_sandbox is None:
+def sandboxing(without_sandbox: bool | None, options: RunOptions) -> RunOptions:
+    """options with an answer to running without the sandbox, where one is given (None: as
+    RunOptions defaults, $DMLCONF_CERTIFY_WITHOUT_SANDBOX)."""
+    if without_sandbox is None:
         return options
-    return dataclasses.replace(options, certify_without_sandbox=request.without_sandbox)
+    return dataclasses.replace(options, certify_without_sandbox=without_sandbox)
 
 
 def _refuse_taken(out: Path) -> None:
@@ -330,7 +331,7 @@ def certify(request: Request, log: Log, out: TextIO,
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
     try:
-        session = Session(_sandboxing(request, RunOptions(
+        session = Session(sandboxing(request.without_sandbox, RunOptions(
             backend=request.backend, level=level, execution_flags=request.execution_flags,
             baseline=request.baseline, certify=True, workers=request.workers,
             timeout_s=request.timeout_s, memory_cap=request.memory_cap,

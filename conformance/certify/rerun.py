@@ -21,11 +21,11 @@ import hashlib
 import re
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from conformance.certify.bundle import RESULTS, select, sha256_file
+from conformance.certify.bundle import RESULTS, sandboxing, select, sha256_file
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.results import FAILING, Execution, Result, ResultsDocument, Status
@@ -183,13 +183,10 @@ def rerun(folder: Path, doc: ResultsDocument, request: Request, out: TextIO) -> 
     outcome = Outcome(seed, len(chosen), len(recorded))
     timeout = request.timeout_s if request.timeout_s is not None else _recorded_timeout(doc)
     with tempfile.TemporaryDirectory(prefix="dmlconf-rerun-") as tmp:
-        options = RunOptions(
+        session = Session(sandboxing(request.without_sandbox, RunOptions(
             backend=request.backend, level=level,
             execution_flags=ExecutionFlags.parse(doc.execution_flags), certify=True,
-            workers=request.workers, timeout_s=timeout, json=Path(tmp) / RESULTS)
-        if request.without_sandbox is not None:
-            options = replace(options, certify_without_sandbox=request.without_sandbox)
-        session = Session(options)
+            workers=request.workers, timeout_s=timeout, json=Path(tmp) / RESULTS)))
         select(session, level)
         wanted = set(chosen)
         session.cases = [c for c in session.cases if c.id in wanted]
