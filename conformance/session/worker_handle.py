@@ -269,7 +269,7 @@ class Worker:
             try:
                 self.cgroup.limit(self.cgroup.usage() + self.memory_cap + spare)
             except (OSError, ValueError):
-                self.cgroup = None
+                pass  # left without a limit (RLIMIT_DATA still caps), removed with the worker
         return self.claims
 
     def ended(self) -> tuple[str, str | None]:
