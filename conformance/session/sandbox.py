@@ -290,21 +290,30 @@ class Sandbox:
                  *_environment_paths()]
         home = self.home
         wanted = sorted({Path(p).resolve() for p in every if os.path.exists(p)} | {home})
-        covered, made = {Path("/tmp")}, set[Path]()
-        for path in wanted:
-            for folder in _needs_traversal(path, self.uid) if self.uid is not None else ():
-                if folder not in covered:
-                    covered.add(folder)
-                    cmd += ["--tmpfs", str(folder)]
-            under = covered & set(path.parents)
-            if path in covered or not under or made & ({path} | set(path.parents)):
+        covered = {Path("/tmp")}  # each a tmpfs: /tmp, and the folders closed to the user
+        if self.uid is not None:
+            for path in wanted:
+                covered.update(_needs_traversal(path, self.uid))
+        # Parents before children: a closed folder always becomes a tmpfs; a wanted path is bound
+        # only where the mount nearest above it is a tmpfs (a read-only bind above it already
+        # shows it); the folders between a tmpfs and what is mounted in it are made enterable
+        # first (bwrap makes them 0700).
+        mounts, made = {Path("/tmp"): True}, set[Path]()  # mount point: whether a tmpfs
+        for path in sorted(covered | set(wanted)):
+            nearest = max((m for m in mounts if m in path.parents), key=lambda m: len(m.parts),
+                          default=None)
+            in_tmpfs = nearest is not None and mounts[nearest]
+            if path in mounts or not (in_tmpfs or path in covered):
                 continue
-            # the folders between the tmpfs and the path, enterable (bwrap makes them 0700)
-            for folder in reversed(path.parents):
-                if folder not in made and max(under, key=lambda f: len(f.parts)) in folder.parents:
+            for folder in reversed(path.parents) if in_tmpfs else ():
+                if nearest in folder.parents and folder not in made:
+                    made.add(folder)
                     cmd += ["--perms", "0755", "--dir", str(folder)]
-            if path != home:
-                made.add(path)
+            if path in covered:
+                mounts[path] = True
+                cmd += ["--tmpfs", str(path)]
+            elif path != home:  # bound writable below
+                mounts[path] = False
                 cmd += ["--ro-bind", str(path), str(path)]
         cwd = os.getcwd()
         seen_cache = home / ".cache" / "dml-conformance"  # made by _home()
@@ -368,7 +377,7 @@ def find(cache: Path | None = None) -> Sandbox | Unavailable:
                       _cgroups_usable(),
                       tuple(sorted(d for pattern in GPU_DEVICES for d in glob.glob(pattern))))
     try:
-        probe = subprocess.run(sandbox.command([sys.executable, "-c", "pass"], []),
+        probe = subprocess.run(sandbox.reaching([]).command([sys.executable, "-c", "pass"], []),
                                capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError) as exc:
         return Unavailable(f"bubblewrap could not be started: {exc}")

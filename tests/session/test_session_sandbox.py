@@ -227,3 +227,21 @@ def test_dmlconf_certify_refuses_without_the_sandbox_unless_told(
     doc = json.loads((tmp_path / "b" / "results.json").read_text())
     assert doc["execution"]["sandbox"] == {"none": "bubblewrap is gone",
                                            "certify_override": True}
+
+
+@pytest.mark.skipif(not isinstance(SANDBOX, sandbox.Sandbox) or SANDBOX.uid is None,
+                    reason="needs the sandbox as another user (a root harness)")
+def test_what_a_worker_needs_is_reachable_inside_a_folder_closed_to_it(tmp_path: Path) -> None:
+    """A clone made by `mktemp -d` (0700) with its venv inside: the closed folder becomes a
+    tmpfs and the needed path inside it is bound back (before, a bind of the closed folder
+    itself hid the venv, and the sandbox could not start its interpreter)."""
+    assert isinstance(SANDBOX, sandbox.Sandbox)
+    closed = tmp_path / "clone"
+    (closed / "venv").mkdir(parents=True)
+    (closed / "venv" / "python").write_text("reached\n")
+    closed.chmod(0o700)
+    (closed / "venv").chmod(0o755)
+    done = subprocess.run(
+        SANDBOX.command(["/bin/cat", str(closed / "venv" / "python")], [closed, closed / "venv"]),
+        capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "reached\n"), done.stderr
