@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import fcntl
 import io
 import os
 import shutil
@@ -160,18 +161,49 @@ def _alive(pid: int) -> bool:
     return True
 
 
+#: The lock on each private prefix this process holds (see private_prefix).
+_HELD: dict[Path, int] = {}
+
+
+def _abandoned(folder: Path) -> bool:
+    """True when no process holds the lock on a private prefix (taking it for a moment to see):
+    its owner is gone, whatever PID namespace it ran in."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops the lock taken here
+    return True
+
+
 def private_prefix(prefix: Path) -> Path:
     """This process's own copy of the runtime's prefix: every file hard-linked but the registry
     (which the wineserver rewrites), beside it; the copies of processes that are gone are
-    removed first."""
+    removed first.
+
+    A copy is named by mkdtemp, not by this process's PID, and it is known to be in use by an
+    flock its process holds on the folder for as long as the copy lives: sandboxed workers each
+    have their own PID namespace, so two of them are both PID 2, and a PID cannot tell whether
+    another namespace's process still lives (measured: with names by PID, two sandboxed
+    workers copied into one folder and removed each other's prefix). A copy is made under a
+    name starting ".new-" and renamed only once locked, so no one takes it for abandoned while
+    it is made."""
     live = prefix.parent / "live"
     live.mkdir(parents=True, exist_ok=True)
     for old in live.iterdir():
-        if old.name.isdigit() and not _alive(int(old.name)):
+        if old.name.startswith(".new-") and time.time() - old.stat().st_mtime < 3600:
+            continue  # another process is still copying (for an hour at most)
+        if _abandoned(old):
             stop_wineserver(old)
             shutil.rmtree(old, ignore_errors=True)
-    mine = live / str(os.getpid())
-    shutil.rmtree(mine, ignore_errors=True)
+    making = Path(tempfile.mkdtemp(prefix=".new-", dir=live))
+    fd = os.open(making, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
 
     def link(src: str, dst: str) -> None:
         if src.endswith(".reg") or src.endswith(".update-timestamp"):
@@ -179,8 +211,20 @@ def private_prefix(prefix: Path) -> Path:
         else:
             os.link(src, dst)
 
-    shutil.copytree(prefix, mine, symlinks=True, copy_function=link)
+    shutil.copytree(prefix, making, symlinks=True, copy_function=link, dirs_exist_ok=True)
+    mine = live / making.name.removeprefix(".new-")
+    making.rename(mine)  # the lock is on the folder, not its name: it stays held
+    _HELD[mine] = fd
     return mine
+
+
+def remove_private_prefix(mine: Path) -> None:
+    """End a private prefix's wineserver, remove the copy, and drop its lock."""
+    stop_wineserver(mine)
+    shutil.rmtree(mine, ignore_errors=True)
+    fd = _HELD.pop(mine, None)
+    if fd is not None:
+        os.close(fd)
 
 
 def stop_wineserver(prefix: Path) -> None:
@@ -263,8 +307,7 @@ class Helper(ShimBase):
                 proc.kill()
                 proc.wait()
         if self.prefix is not None:
-            stop_wineserver(self.prefix)
-            shutil.rmtree(self.prefix, ignore_errors=True)
+            remove_private_prefix(self.prefix)
         self.proc = self.xvfb = self.prefix = None
         self.opened = False
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import json
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -890,3 +891,45 @@ def test_the_linear_fix_forms_the_coordinate_before_floor_and_fract():
     assert fix(sm5) == ("    r5 += (-vec4(_39.cb0_28, _39.cb0_29, _39.cb0_30, _39.cb0_31));\n"
                         "    vec4 r6 = fract(r5);\n", 1)
     assert fix("void main() {}\n") == ("void main() {}\n", 0)
+
+
+def test_private_prefixes_are_told_apart_by_their_lock_not_a_pid(tmp_path, monkeypatch):
+    """Sandboxed workers each have a PID namespace of their own, so two share a PID: a private
+    prefix is claimed by an flock its process holds. Another process's copy that is in use is
+    kept; a copy whose process is gone (its lock free), an old PID-named one included, goes at
+    the next start; a copy still being made is left alone."""
+    import subprocess
+    import sys
+
+    from backends.directml import helper
+
+    monkeypatch.setenv("DMLCONF_WINESERVER", "/bin/true")
+    prefix = tmp_path / "prefix"
+    (prefix / "drive_c").mkdir(parents=True)
+    (prefix / "drive_c" / "dll").write_bytes(b"MZ")
+    (prefix / "system.reg").write_text("registry")
+    live = tmp_path / "live"
+    (live / "2").mkdir(parents=True)  # a copy named by the PID of a process that is gone
+    (live / ".new-making").mkdir()  # a copy another process is making
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from pathlib import Path; "
+         "from backends.directml.helper import private_prefix; "
+         f"print(private_prefix(Path({str(prefix)!r})), flush=True); sys.stdin.read()"],
+        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        theirs = Path(child.stdout.readline().strip())
+        mine = helper.private_prefix(prefix)
+        dll = Path("drive_c", "dll")
+        assert mine != theirs and theirs.is_dir() and (mine / dll).read_bytes() == b"MZ"
+        assert (mine / dll).stat().st_ino == (prefix / dll).stat().st_ino  # hard-linked
+        assert (mine / "system.reg").stat().st_ino != (prefix / "system.reg").stat().st_ino
+        assert not (live / "2").exists() and (live / ".new-making").is_dir()
+    finally:
+        child.stdin.close()
+        child.wait(timeout=30)
+    helper.remove_private_prefix(mine)
+    again = helper.private_prefix(prefix)
+    assert not theirs.exists() and not mine.exists()
+    assert sorted(p.name for p in live.iterdir()) == sorted([again.name, ".new-making"])
+    helper.remove_private_prefix(again)
+    assert not again.exists() and again not in helper._HELD

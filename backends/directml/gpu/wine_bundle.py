@@ -30,6 +30,7 @@ from backends.directml.helper import (
     REQUEST,
     environment,
     private_prefix,
+    remove_private_prefix,
     start_xvfb,
 )
 
@@ -69,7 +70,7 @@ def trace(layer: lay.Layer) -> tuple[list[Path], set[Path]]:
         subprocess.run([str(WINE_ROOT / "wineserver64"), "-k"], timeout=60, check=False,
                        env={**os.environ, "WINEPREFIX": str(prefix)})
         xvfb.kill()
-        shutil.rmtree(prefix, ignore_errors=True)
+        remove_private_prefix(prefix)
     return sorted(p for p in opened if p.is_file()), inside
 
 
