@@ -39,6 +39,12 @@ class Expected:
     #: 'within' kind: where True, a NaN is acceptable besides the center (linear resampling
     #: where a tap of weight 0 is NaN or infinite: multiplying it in gives NaN, legally).
     nan_ok: np.ndarray | None = None
+    #: The other admissible readings of an open region of the spec (docs/spec-notes.md names
+    #: each region and its readings): whole models of the output, each with its own strict model
+    #: and envelope, whose rule names the reading. An output outside this model's envelope that
+    #: fits one of them is judged by that one (conformance.judge.compare.judge); an output that
+    #: fits none FAILs.
+    readings: tuple[Expected, ...] = ()
 
     @property
     def envelope(self) -> Expected:

@@ -93,7 +93,7 @@ def _build(item: LineDict, path: str | Path, hashing: list[int], raw: dict[str, 
     case = Case(id=item["id"], feature_level=level, spec=spec, calls=tuple(calls), inputs={},
                 expected=None, feature_level_below=below, tags=tuple(item.get("tags", ())),
                 description=item.get("description", ""), ambiguous=item.get("ambiguous"),
-                file=str(path), line=item.line, raw=raw, sha256=digest)
+                open=item.get("open"), file=str(path), line=item.line, raw=raw, sha256=digest)
 
     def ref(text: str, *keys: Any, kind: str | None = None) -> str:
         full = f"{SINGLE}.{text}" if "calls" not in item and "." not in text else text

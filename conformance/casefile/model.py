@@ -87,6 +87,9 @@ class Case:
     tags: tuple[str, ...] = ()
     description: str = ""
     ambiguous: str | None = None
+    #: The open region of the spec the case sits in, whose admissible readings the operator's
+    #: expectation enumerates (Expected.readings): a mandatory case, judged against every one.
+    open: str | None = None
     file: str = ""
     line: int = 0
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)

@@ -135,7 +135,7 @@ class _Exporter:
             wanted = expectations(case, run, FLAGS)
         except (CaseError, BindingError, DescRejected) as exc:
             raise NotExportable(f"the reference cannot run it: {exc}") from exc
-        again = any(covers_fill(exp.envelope, run.fill_of(ref.split(".", 1)[0]))
+        again = any(covers_fill(exp, run.fill_of(ref.split(".", 1)[0]))
                     for ref, exp in wanted.items())
         runs = [run] + ([CaseRun(case, run.executor, OUTPUT_FILLS[1])] if again else [])
         out_calls = []

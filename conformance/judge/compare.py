@@ -61,6 +61,14 @@ def mismatches(got: np.ndarray, exp: Expected) -> np.ndarray:
     return ~ok
 
 
+def others_taken(got: np.ndarray, exp: Expected) -> int:
+    """How many elements of an acceptable output took another of a one_of model's values than
+    its first (the other neighbour at a tie); 0 for the other kinds."""
+    if exp.kind != "one_of":
+        return 0
+    return int(np.count_nonzero(_differ(got, exp.values, exp.any_nan)))
+
+
 def recentred(values: np.ndarray, envelope: Expected, rule: str = "") -> Expected:
     """An envelope's judgement around other values of the same shape: their bits for exact and
     one-of models (any NaN for a NaN where the envelope allows that), the same bound (and NaN
@@ -93,11 +101,28 @@ class Judgement:
     bad: np.ndarray  # elements outside the envelope (FAIL) or the strict model (warning)
     model: Expected  # the model `bad` is relative to
     margin: float | None
+    #: The admissible reading of an open region the output was judged by (one of
+    #: Expected.readings), where it is not the suite's own.
+    reading: Expected | None = None
 
 
 def judge(got: np.ndarray, exp: Expected) -> Judgement:
     """FAIL where an element is outside the legal envelope; QUALITY_WARNING where all are inside
-    it but some are outside the strict model; PASS otherwise."""
+    it but some are outside the strict model; PASS otherwise. In an open region of the spec
+    (exp.readings) an output that FAILs the suite's reading is judged by the first admissible
+    reading it fits; it FAILs only when it fits none (the judgement then shows the suite's)."""
+    judged = _judge_one(got, exp)
+    if judged.status != "FAIL":
+        return judged
+    for reading in exp.readings:
+        other = _judge_one(got, reading)
+        if other.status != "FAIL":
+            other.reading = reading
+            return other
+    return judged
+
+
+def _judge_one(got: np.ndarray, exp: Expected) -> Judgement:
     envelope = exp.envelope
     bad = mismatches(got, envelope)
     where = margin(got, envelope)
@@ -142,6 +167,15 @@ def describe(got: np.ndarray, exp: Expected, bad: np.ndarray, name: str) -> str:
     more = f"; and {len(where) - SHOWN} more" if len(where) > SHOWN else ""
     return (f"{name}: {len(where)} of {bad.size} elements differ ({exp.rule}): "
             + "; ".join(parts) + more)
+
+
+def fits_no_reading(exp: Expected) -> str:
+    """What a FAIL in an open region adds to its message: the other admissible readings, none of
+    which the output fits (empty outside open regions)."""
+    if not exp.readings:
+        return ""
+    return ("; nor does it fit any other admissible reading of this open region: "
+            + "; ".join(r.rule for r in exp.readings))
 
 
 #: Tensors up to this many elements are kept whole in a failing result, for the report's grids.

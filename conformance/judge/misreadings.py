@@ -46,6 +46,21 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+@cache
+def admissible() -> dict[str, Misreading]:
+    """The admissible readings of the spec's open regions besides the suite's own (each operator
+    package's admissible module's ADMISSIBLE), by key: not misreadings, never diagnosed; the
+    self-check asserts that each PASSes every case it covers (tests/judge/
+    test_judge_readings.py)."""
+    found: dict[str, Misreading] = {}
+    for _, entries in sorted(ops.discover("ADMISSIBLE", "admissible"), key=lambda s: s[0]):
+        for entry in entries:
+            if entry.key in found or entry.key in catalogue():
+                raise RuntimeError(f"reading {entry.key} defined twice")
+            found[entry.key] = entry
+    return found
+
+
 def for_call(call: OperatorCall) -> list[Misreading]:
     """The misreadings that can differ from the spec for this call, in catalogue order."""
     return [m for m in catalogue().values() if m.covers(call)]

@@ -70,7 +70,8 @@ def case(case_id: str, operator: str, attributes: Mapping[str, Any],
          tensors: Mapping[str, Mapping[str, Any]], *, family: str, spec: Sequence[dict],
          inputs: Mapping[str, Any] | None = None, expected: Any = "reference",
          level: FeatureLevel | None = None, tags: Sequence[str] = (), description: str = "",
-         ambiguous: str | None = None, **extra: Any) -> dict[str, Any]:
+         ambiguous: str | None = None, open_region: str | None = None,
+         **extra: Any) -> dict[str, Any]:
     """One single-call case dict. expected: "reference" (the default) for the reference,
     "rejected", a mapping of outputs, or None for a case judged by its relations alone."""
     if level is None:
@@ -83,6 +84,8 @@ def case(case_id: str, operator: str, attributes: Mapping[str, Any],
     out["spec"] = list(spec)
     if ambiguous:
         out["ambiguous"] = ambiguous
+    if open_region:
+        out["open"] = open_region
     out["operator"] = operator
     out["attributes"] = dict(attributes)
     out["tensors"] = {n: dict(d) for n, d in tensors.items()}
@@ -100,7 +103,8 @@ def case(case_id: str, operator: str, attributes: Mapping[str, Any],
 def chain(case_id: str, calls: Sequence[dict[str, Any]], *, family: str, spec: Sequence[dict],
           inputs: Mapping[str, Any], relations: Sequence[dict[str, Any]],
           expected: Mapping[str, Any] | None = None, tags: Sequence[str] = (),
-          description: str = "", ambiguous: str | None = None) -> dict[str, Any]:
+          description: str = "", ambiguous: str | None = None,
+          open_region: str | None = None) -> dict[str, Any]:
     """A case of several calls judged by relations between their tensors."""
     level = max(level_of(c["operator"], c["tensors"], c["attributes"]) for c in calls)
     out: dict[str, Any] = {"id": case_id}
@@ -111,6 +115,8 @@ def chain(case_id: str, calls: Sequence[dict[str, Any]], *, family: str, spec: S
     out["spec"] = list(spec)
     if ambiguous:
         out["ambiguous"] = ambiguous
+    if open_region:
+        out["open"] = open_region
     out["calls"] = list(calls)
     out["inputs"] = dict(inputs)
     if expected:

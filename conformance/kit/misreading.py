@@ -1,5 +1,7 @@
 """The misreading type of the catalogue (conformance.judge.misreadings gathers the entries): one
-plausible wrong reading of an operator, run like a backend on a call's buffers."""
+plausible wrong reading of an operator, run like a backend on a call's buffers. The same type
+holds an admissible reading of an open region of the spec (an operator package's ADMISSIBLE,
+conformance.judge.misreadings.admissible()): run like a backend too, it must PASS."""
 
 from __future__ import annotations
 
@@ -33,9 +35,6 @@ class Misreading:
                  operator takes); e.g. values moved through float32 differ only for types
                  float32 cannot hold exactly.
     applies:     whether it can differ for this call at all (e.g. only strided descs).
-    mandatory:   False for a reading that differs from the suite's only where the spec is
-                 ambiguous (judged by ambiguous cases alone, so no mandatory case can fail it);
-                 such entries are diagnosed but are not self-check targets.
     """
 
     key: str
@@ -45,7 +44,6 @@ class Misreading:
     run: Run
     data_types: frozenset[DataType] | None = None
     applies: Callable[[OperatorCall], bool] = _always
-    mandatory: bool = True
 
     def covers(self, call: OperatorCall) -> bool:
         """Whether this reading is one of call's operator and data type and can differ there."""

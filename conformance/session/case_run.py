@@ -244,16 +244,25 @@ def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
     for ref, exp in expectations(case, run, flags).items():
         got = run.bindings[ref].read()
         name = ref.split(".", 1)[0]
-        verdict.again |= covers_fill(exp.envelope, run.fill_of(name))
+        verdict.again |= covers_fill(exp, run.fill_of(name))
         judged = compare.judge(got, exp)
         if judged.margin is not None:
             verdict.margin = max(verdict.margin or 0.0, judged.margin)
+        if judged.reading is not None:
+            verdict.info.append(f"{case.show_ref(ref)} follows an admissible reading of an "
+                                f"open region, not the suite's own: {judged.reading.rule}")
+        elif judged.status != "FAIL" and (taken := compare.others_taken(got, exp)):
+            verdict.info.append(f"{case.show_ref(ref)} follows an admissible reading of an "
+                                f"open region at {taken} element(s), not the suite's own: "
+                                f"{exp.rule}")
         if judged.status == "QUALITY_WARNING":
-            warnings.append(f"inside the legal envelope ({exp.envelope.rule}), outside the "
+            envelope = (judged.reading or exp).envelope
+            warnings.append(f"inside the legal envelope ({envelope.rule}), outside the "
                             "strict reading: "
                             + compare.describe(got, judged.model, judged.bad, case.show_ref(ref)))
         elif judged.status == "FAIL":
-            failures.append(compare.describe(got, judged.model, judged.bad, case.show_ref(ref)))
+            failures.append(compare.describe(got, judged.model, judged.bad, case.show_ref(ref))
+                            + compare.fits_no_reading(exp))
             failed.setdefault(name, {})[ref.split(".", 1)[1]] = (got, exp)
             _keep_failure(case, run, ref, got, judged, verdict)
     for relation in case.relations:

@@ -50,7 +50,7 @@ from conformance.casefile import cache as parse_cache
 from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 
-FORMAT = "dmlconf-expected/1"
+FORMAT = "dmlconf-expected/2"
 #: An entry larger than this is neither written nor read.
 MAX_ENTRY_BYTES = 64 << 20
 
@@ -110,6 +110,9 @@ def _encode(exp: Expected, arrays: list[np.ndarray]) -> dict[str, Any]:
             out[f.name] = {"array": _array(value, arrays)}
         elif isinstance(value, Expected):
             out[f.name] = {"expected": _encode(value, arrays)}
+        elif isinstance(value, tuple) and value and all(isinstance(v, Expected)
+                                                        for v in value):
+            out[f.name] = {"expecteds": [_encode(v, arrays) for v in value]}
         elif isinstance(value, tuple) and all(isinstance(v, np.ndarray) for v in value):
             out[f.name] = {"arrays": [_array(v, arrays) for v in value]}
         elif value is None or type(value) in (str, bool, int, float):
@@ -140,6 +143,8 @@ def _decode(data: Any, arrays: list[np.ndarray]) -> Expected:
             kwargs[name] = tuple(arrays[i] for i in got)
         elif kind == "expected":
             kwargs[name] = _decode(got, arrays)
+        elif kind == "expecteds":
+            kwargs[name] = tuple(_decode(e, arrays) for e in got)
         elif kind == "plain" and (got is None or type(got) in (str, bool, int, float)):
             kwargs[name] = got
         else:

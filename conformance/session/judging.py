@@ -82,7 +82,8 @@ def expectations(case: Case, run: CaseBindings, flags: ExecutionFlags = Executio
                                 rule=f"the case's exact values, {model.rule}",
                                 legal=Expected(values, kind="within", center=center,
                                                bound=legal.bound,
-                                               rule=f"the case's exact values, {legal.rule}"))
+                                               rule=f"the case's exact values, {legal.rule}"),
+                                readings=model.readings)
             continue
         values = (sources.from_values if e.kind == "values" else sources.from_bits)(e.data, desc)
         if e.ulp is not None and desc.data_type.is_float:
@@ -98,11 +99,13 @@ def expectations(case: Case, run: CaseBindings, flags: ExecutionFlags = Executio
 def covers_fill(expected: Expected, fill: int) -> bool:
     """Whether the fill pattern itself is an acceptable value of some element (then an
     unwritten element would pass unseen, and a second run with another fill is needed).
-    Judged by the expectation itself, so a tolerance ('within', 'one_of') that admits the
-    fill counts too, not only an expected value equal to it."""
+    Judged by the expectation's envelope itself, and those of its admissible readings, so a
+    tolerance ('within', 'one_of') that admits the fill counts too, not only an expected value
+    equal to it."""
     values = expected.values
     filled = np.full(values.nbytes, fill, dtype=np.uint8).view(values.dtype).reshape(values.shape)
-    return bool(not compare.mismatches(filled, expected).all())
+    return any(not compare.mismatches(filled, e.envelope).all()
+               for e in (expected, *expected.readings))
 
 
 @dataclass

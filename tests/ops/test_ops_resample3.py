@@ -352,13 +352,13 @@ def test_documented_cases_hold_the_hand_values():
                       "antialias-half-pixel-edges": [5.34375, 84.375, 966]}
 
 
-def test_documented_cases_are_ambiguous_exactly_where_the_page_is_silent():
+def test_documented_cases_are_open_exactly_where_the_page_is_silent():
     for case in documented().values():
         reasons = [r for named in case.calls if named.call.operator == "RESAMPLE3"
                    for r in R3.silent_regions(named.call)]
-        assert bool(case.ambiguous) == bool(reasons), case.id
+        assert bool(case.open) == bool(reasons) and not case.ambiguous, case.id
         for reason in reasons:  # the case states the same reason, in the same words
-            assert reason.split(":")[0] in " ".join(case.ambiguous.split()), case.id
+            assert reason.split(":")[0] in " ".join(case.open.split()), case.id
 
 
 def test_documented_cases_pass_on_the_reference():
@@ -373,9 +373,9 @@ def test_documented_cases_pass_on_the_reference():
 # -- the misreadings of Antialiased (conformance/ops/resample/misreadings_antialias.py) -----
 
 def entries():
-    from conformance.ops.resample3.misreadings import MISREADINGS
+    from conformance.ops.resample.misreadings_antialias import ADMISSIBLE, MISREADINGS
 
-    return {m.key: m for m in MISREADINGS}
+    return {m.key: m for m in (*MISREADINGS, *ADMISSIBLE)}
 
 
 SYMMETRIC = dict(x_shape=[12], out_shape=[2], scales=[0.25], in_off=[-3.5])
@@ -391,7 +391,7 @@ SYMMETRIC = dict(x_shape=[12], out_shape=[2], scales=[0.25], in_off=[-3.5])
 def test_mandatory_misreadings_fail_the_symmetric_example(key, want):
     entry = entries()[key]
     call = make(R3, **SYMMETRIC)
-    assert entry.mandatory and entry.covers(call)
+    assert entry.covers(call)
     got = run_misreading(entry, call, POWERS)
     np.testing.assert_array_equal(got, np.float32(want))
     assert mismatches(got, expect(R3, call, POWERS).envelope).all()
@@ -403,16 +403,18 @@ def test_stretching_below_the_threshold_fails_where_the_page_says_linear():
     entry = entries()["antialias-below-threshold"]
     x = np.random.default_rng(4).uniform(-1, 1, 12).astype(np.float32)
     call = make(R3, [12], [9], scales=[0.75], in_off=[0.5], out_off=[-0.5])
-    assert R3.silent_regions(call) == [] and entry.mandatory and entry.covers(call)
+    assert R3.silent_regions(call) == [] and entry.covers(call)
     assert mismatches(run_misreading(entry, call, x), expect(R3, call, x).envelope).any()
     assert not entry.covers(make(R3, **SYMMETRIC))  # every 1/Scale above 2: nothing differs
 
 
-def test_silent_region_misreadings_are_not_mandatory_and_differ_only_there():
+def test_admissible_readings_differ_only_in_the_open_regions():
+    from conformance.ops.resample.misreadings_antialias import ADMISSIBLE
+
     found = entries()
     interior = make(R3, **SYMMETRIC)
     for key in ("antialias-divided-by-stretch", "antialias-edges-excluded"):
-        assert not found[key].mandatory and not found[key].covers(interior)
+        assert found[key] in ADMISSIBLE and not found[key].covers(interior)
     # Edges dropped on the half-pixel example: o = 0 keeps inputs 0..5 weighted 5 7 7 5 3 1
     # (sum 28): (5 + 14 + 28 + 40 + 48 + 32) / 28 = 167 / 28; o = 1 is inside (84.375); o = 2
     # keeps 6..11 weighted 1 3 5 7 7 5: (64 + 384 + 1280 + 3584 + 7168 + 10240) / 28 = 22720 / 28.
@@ -426,3 +428,29 @@ def test_silent_region_misreadings_are_not_mandatory_and_differ_only_there():
     x = np.full(20, 1, np.float32)
     got = run_misreading(found["antialias-divided-by-stretch"], norm, x)
     assert np.abs(got - 1).max() > 0.03  # a constant input comes back scaled by sum / 2.5
+
+
+def test_the_spec_enumerates_the_open_regions_readings_and_fails_zeros_beyond_the_edge():
+    """An open case is judged against every admissible reading (notes §10): the spec's own
+    expectation lets the independent implementations of the dropped taps and of the division by
+    the stretch through, naming the reading, and still FAILs taps beyond the edge read as zero,
+    which no reading allows. Strictly (an ambiguous case's judging) only the suite's reading is
+    asked."""
+    from conformance.judge.compare import judge
+
+    found = entries()
+    edges = make(R3, [12], [3], scales=[0.25], in_off=[0.5], out_off=[-0.5])
+    norm = make(R3, [20], [4], scales=[0.4], in_off=[-2.0])
+    for key, call, x in (("antialias-edges-excluded", edges, POWERS),
+                         ("antialias-divided-by-stretch", norm,
+                          np.random.default_rng(7).uniform(-1, 1, 20).astype(np.float32))):
+        exp = expect(R3, call, x)
+        assert exp.readings and not expect(R3, call, x, strict=True).readings
+        got = run_misreading(found[key], call, x)
+        judged = judge(got, exp)
+        assert judged.status == "PASS" and judged.reading is not None, key
+        assert judge(got, expect(R3, call, x, strict=True)).status == "FAIL", key
+    zero = run_misreading(found["antialias-zero-edges"], edges, POWERS)
+    assert judge(zero, expect(R3, edges, POWERS)).status == "FAIL"
+    # Where the page decides every output there is no other reading.
+    assert not expect(R3, make(R3, **SYMMETRIC), POWERS).readings

@@ -79,6 +79,12 @@ class Axis:
     reach: np.ndarray
     f: float
     size: int
+    #: Where the page is silent (docs/spec-notes.md §10), the reading this axis follows: a tap
+    #: beyond the edge reads the edge element ("repeat", the suite's) or is dropped and the
+    #: others renormalised ("drop"); the weights divided by their sum ("sum", the suite's) or by
+    #: the stretch f ("stretch").
+    edges: str = "repeat"
+    norm: str = "sum"
 
     @property
     def stretched(self) -> bool:
@@ -106,8 +112,12 @@ def filter_weights(axis: Axis) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     taps, count = _window(axis.c, axis.f, closed=False)
     k = np.arange(taps.shape[1])[None, :]
     raw = np.where(k < count[:, None], 1.0 - np.abs(taps - axis.c[:, None]) / axis.f, 0.0)
+    if axis.edges == "drop":
+        raw = np.where((taps < 0) | (taps > axis.size - 1), 0.0, raw)
     total = raw.sum(axis=1)
-    return np.clip(taps, 0, axis.size - 1), raw / total[:, None], total, count
+    divisor = total[:, None] if axis.norm == "sum" or axis.edges == "drop" else axis.f
+    with np.errstate(invalid="ignore", divide="ignore"):  # no tap inside: no value (NaN)
+        return np.clip(taps, 0, axis.size - 1), raw / divisor, total, count
 
 
 def normalisation_gap(axis: Axis) -> np.ndarray:
@@ -146,6 +156,77 @@ def silences(scales: np.ndarray, axes: list[Axis]) -> list[str]:
                        "say how the stretched weights are normalised (the suite divides by "
                        "their sum)")
     return reasons
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One admissible reading of an antialiased call where the page is silent (docs/spec-notes.md
+    §10): the stretch of every dimension, what a tap beyond the edge reads, how the weights are
+    normalised, and the words that name it."""
+
+    stretches: tuple[float, ...]
+    edges: str
+    norm: str
+    words: str
+
+
+EDGE_WORDS = {"repeat": "a tap beyond the edge reads the edge element",
+              "drop": "taps beyond the edge dropped and the others' weights renormalised "
+                      "(ONNX's exclude_outside 1)"}
+NORM_WORDS = {"sum": "the weights divided by their sum",
+              "stretch": "the weights divided by the stretch f (the stretched triangle's area)"}
+
+
+def readings(scales: np.ndarray, make_axes: Callable[[tuple[float, ...], str, str],
+                                                     list[Axis] | None]) -> list[Reading]:
+    """Every admissible reading of an antialiased LINEAR call's silent regions (silences()),
+    the suite's own first; just the suite's where the page decides every output.
+
+    - the threshold: a dimension whose 1/Scale is within float32 rounding of 2 stretched by
+      1/Scale or left linear (a reciprocal allowed 1 ULP decides "1/Scales > 2");
+    - mixed dimensions: with some dimension stretched, "1/Scales > 2" read per dimension (the
+      suite) or once for the operator, every dimension then stretched by max(1, 1/scale);
+    - the edges, where a stretched filter reaches beyond the input: the edge repeated (the
+      suite) or the taps dropped and the others renormalised;
+    - the normalisation, where a stretch's weights do not sum to it: by their sum (the suite) or
+      by the stretch (with dropped taps the others are renormalised by their own sum, so the
+      two meet there).
+    Not admissible: taps beyond the edge read as zero (the weights neither renormalised nor the
+    edge repeated: "stretching the resampling filter" of LINEAR, which clamps, never reads a
+    zero); weights not normalised at all; DirectML 1.15.4's measured weights (no filter
+    stretched by any factor: spec-notes §10). make_axes(stretches, edges, norm) gives the
+    filter's axes for a reading, None where no dimension is stretched."""
+    inverse = [1.0 / float(v) for v in scales]
+    suite = tuple(stretch(float(v)) for v in scales)
+    near = [abs(v - THRESHOLD) <= THRESHOLD * SILENCE_REL for v in inverse]
+    options: list[tuple[tuple[float, ...], str]] = [(suite, "")]
+    if any(near):
+        flipped = tuple((1.0 if f > 1.0 else v) if n else f
+                        for f, v, n in zip(suite, inverse, near, strict=True))
+        options.append((flipped, "the threshold '1/Scales > 2' decided the other way for a "
+                                 "1/Scale within float32 rounding of 2"))
+    for base, why in list(options):
+        if any(f > 1.0 for f in base):
+            whole = tuple(max(f, v, 1.0) for f, v in zip(base, inverse, strict=True))
+            if whole != base:
+                options.append((whole, "; ".join(w for w in (why, "'1/Scales > 2' read once "
+                                                             "for the operator: every dimension "
+                                                             "stretched by max(1, 1/scale)")
+                                                 if w)))
+    out: list[Reading] = []
+    for stretches, why in options:
+        axes = make_axes(stretches, "repeat", "sum") or []
+        outside = any(a.stretched and reaches_outside(a) for a in axes)
+        gap = any(a.stretched and np.any(normalisation_gap(a) > SILENCE_REL) for a in axes)
+        for edges, norm in (("repeat", "sum"), ("repeat", "stretch"), ("drop", "sum")):
+            if (edges == "drop" and not outside) or (norm == "stretch" and not gap):
+                continue
+            words = [why] if why else []
+            words += [f"{EDGE_WORDS[edges]}, {NORM_WORDS[norm]}"] if (edges, norm) != (
+                "repeat", "sum") else []
+            out.append(Reading(stretches, edges, norm,
+                               "; ".join(words) or "the suite's reading"))
+    return out
 
 
 def _reduce(values: np.ndarray, taps: np.ndarray, d: int, how: Callable[..., np.ndarray]

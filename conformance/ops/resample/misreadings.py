@@ -12,20 +12,19 @@ The pages say, in the RESAMPLE1 page's words:
 - Remarks: "When the InputPixelOffsets are set to 0.5, and the OutputPixelOffsets are set to -0.5,
   this operator is equivalent to DML_RESAMPLE_OPERATOR_DESC".
 
-Each entry below is a whole implementation with one wrong reading: it reads the input through
-its strides, computes the operator through the spec's own public pieces
-(conformance.ops.resample: coordinates(), linear_taps(), nearest_index() and the operator's
-reference) with patched attributes, coordinates or input, and writes the output through its
-strides. Calls the reading does not touch (the other mode, another data type) are computed as the
-spec says. `applies` says whether the reading can differ from the spec for a call, from the call
-alone (its mode, types, sizes, scales and offsets).
+RESAMPLE2 and RESAMPLE3 repeat the coordinate relation (notes §10): every reading below but
+nearest's floor and ceil names them too, nearest rounding as the call's RoundingDirection says,
+none covering RESAMPLE3's antialiased filter (misreadings_antialias.py has the filter's).
 
-Not listed, because they are the spec's reading in other words: rounding the nearest coordinate
-before clamping it (clamping c to [0, InputSize - 1] and then taking floor(c + 0.5) selects the
-same index as clamping floor(c + 0.5) to [0, InputSize - 1]); clamping the two linear taps
-instead of the coordinate (both taps then sit on the edge element, as with a clamped coordinate).
-Not listed because the spec leaves them open: how LINEAR rounds to INT8/UINT8 (NOTES §4 accepts
-either integer neighbour, so truncation and rounding are both the spec's reading).
+Each entry is a whole implementation with one wrong reading, through the spec's own pieces
+(coordinates(), linear_taps(), nearest_index(), the reference) with patched attributes,
+coordinates or input, reading and writing through the strides; calls it does not touch are
+computed as the spec says; `applies` says from the call alone whether it can differ.
+
+Not listed, being the spec's reading in other words: rounding the nearest coordinate before
+clamping it (the same index); clamping the two linear taps instead of the coordinate (both on
+the edge element). Nor, the spec leaving it open, how LINEAR rounds to INT8/UINT8 (NOTES §4
+accepts either integer neighbour).
 """
 
 from __future__ import annotations
@@ -41,17 +40,11 @@ from conformance.ops import OperatorCall
 from conformance.ops.base import float32
 from conformance.ops.resample.pages import MODE_PAGE
 from conformance.ops.resample.pages import RESAMPLE1 as PAGE
-from conformance.ops.resample.readings import (
-    LINEAR,
-    NEAREST,
-    Compute,
-    right,
-    runs,
-    with_attributes,
-)
+from conformance.ops.resample.readings import LINEAR, NEAREST, Compute, right, runs, with_attributes
 from conformance.ops.resample.readings import mode as _mode
 from conformance.ops.resample.sampling import (
     Coordinates,
+    NearestRounding,
     coordinates,
     linear_taps,
     nearest_index,
@@ -59,12 +52,15 @@ from conformance.ops.resample.sampling import (
     unclamped,
 )
 from conformance.ops.resample.spec import ResampleFamily
-from conformance.spec import Citation, notes
+from conformance.spec import Citation
 from conformance.tensors import DataType
 
 BOTH = frozenset({"RESAMPLE", "RESAMPLE1"})
 V1 = frozenset({"RESAMPLE1"})
 V0 = frozenset({"RESAMPLE"})
+#: The whole family (RESAMPLE2 and RESAMPLE3 repeat RESAMPLE1's coordinate relation, notes §10).
+FAMILY = frozenset({"RESAMPLE", "RESAMPLE1", "RESAMPLE2", "RESAMPLE3"})
+WITH_OFFSETS = frozenset({"RESAMPLE1", "RESAMPLE2", "RESAMPLE3"})
 
 FORMULA = Citation(PAGE, 'Description ("OutputTensorX = (InputTensorX + InputPixelOffset) * '
                          'Scale + OutputPixelOffset")')
@@ -101,10 +97,26 @@ Axis = Coordinates
 
 # -- the spec's pieces ---------------------------------------------------------------------------
 
+def _rounding(call: OperatorCall) -> NearestRounding:
+    return cast(ResampleFamily, ops.get(call.operator)).nearest_rounding(call)
+
+
+def _index(call: OperatorCall, c: np.ndarray) -> np.ndarray:
+    """The call's nearest index of c: floor(c + 0.5), or RoundingDirection's floor or ceil."""
+    rounding = _rounding(call)
+    return nearest_index(c + rounding.shift, rounding.halves_up)
+
+
 def _interpolate(call: OperatorCall, x: np.ndarray, axes: list[Axis]) -> np.ndarray:
-    """The spec's interpolation (call's mode, nearest floor(c + 0.5)) of x at the given
+    """The spec's interpolation (call's mode; nearest by the call's rounding) of x at the given
     coordinates; only its values are used, never its bounds (no allowances)."""
-    return resampled(x, _mode(call), axes, [np.zeros_like(c) for c, _ in axes]).values
+    return resampled(x, _mode(call), axes, [np.zeros_like(c) for c, _ in axes],
+                     _rounding(call)).values
+
+
+def _filtered(call: OperatorCall) -> bool:
+    """Whether the call is RESAMPLE3's antialiased filter (no reading here computes it)."""
+    return cast(ResampleFamily, ops.get(call.operator)).antialias_axes(call) is not None
 
 
 def _params(call: OperatorCall) -> list[Params]:
@@ -130,11 +142,12 @@ def _in_mode(mode: str, compute: Compute) -> Compute:
     return lambda call, x: compute(call, x) if _mode(call) == mode else right(call, x)
 
 
-def _differs(a: list[Axis], b: list[Axis], mode: str) -> bool:
-    """Whether two sets of coordinates select other elements (nearest) or weights (linear)."""
+def _differs(a: list[Axis], b: list[Axis], call: OperatorCall) -> bool:
+    """Whether two sets of coordinates select other elements (nearest, by the call's rounding)
+    or weights (linear)."""
     for (ca, _), (cb, _) in zip(a, b, strict=True):
-        if mode == NEAREST:
-            if np.any(nearest_index(ca) != nearest_index(cb)):
+        if _mode(call) == NEAREST:
+            if np.any(_index(call, ca) != _index(call, cb)):
                 return True
         elif np.any(np.abs(ca - cb) > 1e-6):
             return True
@@ -151,8 +164,7 @@ def _parameters(change: Callable[[list[Params]], list[Params]]) -> Compute:
 def _parameters_differ(change: Callable[[list[Params]], list[Params]]
                        ) -> Callable[[OperatorCall], bool]:
     def applies(call: OperatorCall) -> bool:
-        return _differs([coordinates(*p) for p in change(_params(call))], _axes(call),
-                        _mode(call))
+        return _differs([coordinates(*p) for p in change(_params(call))], _axes(call), call)
     return applies
 
 
@@ -227,14 +239,13 @@ def _nearest_by(choose: Callable[[np.ndarray], np.ndarray]) -> tuple[Compute,
         return _interpolate(call, x, chosen(call))
 
     def applies(call: OperatorCall) -> bool:
-        return _mode(call) == NEAREST and _differs(chosen(call), _axes(call), NEAREST)
+        return _mode(call) == NEAREST and _differs(chosen(call), _axes(call), call)
 
     return _in_mode(NEAREST, compute), applies
 
 
 _FLOOR = _nearest_by(np.floor)
 _CEIL = _nearest_by(np.ceil)
-_HALVES_TO_EVEN = _nearest_by(np.rint)
 
 
 # -- readings of the edges -----------------------------------------------------------------------
@@ -245,7 +256,7 @@ def _outside(call: OperatorCall) -> bool:
     for p in _params(call):
         c, size = _unclamped(p), p[1]
         if _mode(call) == NEAREST:
-            index = nearest_index(c)
+            index = _index(call, c)
             if np.any((index < 0) | (index > size - 1)):
                 return True
         elif np.any((c < 0) | (c > size - 1)):
@@ -366,13 +377,24 @@ def _other_signedness(call: OperatorCall, x: np.ndarray) -> np.ndarray:
 # -- the catalogue -------------------------------------------------------------------------------
 
 def _entry(key: str, reading: str, operators: frozenset[str], contradicts: Citation,
-           compute: Compute, applies: Callable[[OperatorCall], bool], **kw: Any) -> Misreading:
+           compute: Compute, applies: Callable[[OperatorCall], bool], filtered_too: bool = False,
+           **kw: Any) -> Misreading:
+    """An entry; on RESAMPLE3's antialiased filter the spec, covering nothing, unless
+    filtered_too (a reading through the operator's own reference: data types, modes)."""
+    if filtered_too:
+        return Misreading(key=key, reading=reading, operators=operators,
+                          contradicts=contradicts, run=runs(compute), applies=applies, **kw)
+
+    def run(call: OperatorCall, x: np.ndarray) -> np.ndarray:
+        return right(call, x) if _filtered(call) else compute(call, x)
+
     return Misreading(key=key, reading=reading, operators=operators, contradicts=contradicts,
-                      run=runs(compute), applies=applies, **kw)
+                      run=runs(run), applies=lambda call: not _filtered(call) and applies(call),
+                      **kw)
 
 
 def _offsets_entry(key: str, reading: str, change: Callable[[list[Params]], list[Params]],
-                   operators: frozenset[str] = V1, contradicts: Citation = FORMULA
+                   operators: frozenset[str] = WITH_OFFSETS, contradicts: Citation = FORMULA
                    ) -> Misreading:
     return _entry(key, reading, operators, contradicts, _parameters(change),
                   _parameters_differ(change))
@@ -387,14 +409,6 @@ MISREADINGS = (
            "nearest taking ceil(c), the input element at or after the coordinate, instead of "
            "the nearest one floor(c + 0.5)",
            BOTH, NEAREST_CENTER, _CEIL[0], _CEIL[1]),
-    _entry("nearest-halves-to-even",
-           "nearest rounding the coordinate half to even (rint(c)) instead of halves up "
-           "(floor(c + 0.5))",
-           BOTH, notes("4"), _HALVES_TO_EVEN[0], _HALVES_TO_EVEN[1],
-           # Differs only where c is exactly a half: the spec is ambiguous there (NOTES §4) and
-           # every mandatory case accepts either neighbour, so only the ambiguous 'ties' cases
-           # (judged strictly by the suite's reading) can show it.
-           mandatory=False),
     _offsets_entry("asymmetric",
                    "RESAMPLE1 with InputPixelOffsets and OutputPixelOffsets taken as 0 (the "
                    "'asymmetric' coordinate c = o / Scale)",
@@ -419,7 +433,7 @@ MISREADINGS = (
     _offsets_entry("offsets-negated",
                    "both offsets with the wrong sign: c = (o + OutputPixelOffset) / Scale + "
                    "InputPixelOffset (for RESAMPLE: c = (o - 0.5) / Scale + 0.5)",
-                   _negated, BOTH),
+                   _negated, FAMILY),
     _offsets_entry("v0-without-offsets",
                    "RESAMPLE without its implied InputPixelOffsets 0.5 and OutputPixelOffsets "
                    "-0.5: c = o / Scale",
@@ -427,53 +441,55 @@ MISREADINGS = (
     _offsets_entry("scale-inverted",
                    "the coordinate multiplied by the Scale instead of divided: c = (o - "
                    "OutputPixelOffset) * Scale - InputPixelOffset",
-                   _inverted, BOTH, SCALE_UP),
+                   _inverted, FAMILY, SCALE_UP),
     _offsets_entry("scale-from-sizes",
                    "the scale taken from the sizes (OutputSize / InputSize) instead of Scales",
-                   _size_ratio, BOTH, NOT_THE_RATIO),
+                   _size_ratio, FAMILY, NOT_THE_RATIO),
     _offsets_entry("dimensions-reversed",
                    "Scales and pixel offsets applied in reverse dimension order (the first "
                    "value to the last dimension)",
-                   _reversed, BOTH, PER_DIMENSION),
+                   _reversed, FAMILY, PER_DIMENSION),
     _entry("align-corners",
            "align-corners coordinates c = o * (InputSize - 1) / (OutputSize - 1), Scales and "
            "offsets unused",
-           BOTH, FORMULA, _align_corners,
-           lambda call: _differs(_align_corners_axes(call), _axes(call), _mode(call))),
+           FAMILY, FORMULA, _align_corners,
+           lambda call: _differs(_align_corners_axes(call), _axes(call), call)),
     _entry("zero-padding",
            "zeros outside the input instead of the clamped edge: linear taps beyond the edge "
            "read 0, and a nearest index beyond it reads 0",
-           BOTH, EDGES_CLAMPED, _zero_padded, _outside),
+           FAMILY, EDGES_CLAMPED, _zero_padded, _outside),
     _entry("second-tap-unclamped",
            "linear with the coordinate unclamped and only the first tap clamped: i0 = "
            "clamp(floor(c)), i1 = i0 + 1 reading 0 beyond the last element, t = c - floor(c)",
-           BOTH, EDGES_CLAMPED, _in_mode(LINEAR, _second_tap_unclamped), _second_tap_applies),
+           FAMILY, EDGES_CLAMPED, _in_mode(LINEAR, _second_tap_unclamped), _second_tap_applies),
     _entry("linear-weights-swapped",
            "linear weights exchanged: t on the first tap and 1 - t on the second",
-           BOTH, WEIGHTED, _in_mode(LINEAR, _weights_swapped), _weights_swapped_applies),
+           FAMILY, WEIGHTED, _in_mode(LINEAR, _weights_swapped), _weights_swapped_applies),
     _entry("linear-last-two-dimensions",
            "linear across the last two dimensions only (bilinear), the nearest element along "
            "the others",
-           BOTH, SIXTEEN_TAPS, _in_mode(LINEAR, _last_two_only), _last_two_applies),
+           FAMILY, SIXTEEN_TAPS, _in_mode(LINEAR, _last_two_only), _last_two_applies),
     _entry("outer-dimensions-unscaled",
            "a 2-D resampler: only the last two dimensions scaled, every other one read at the "
            "output's own index (its Scale and offsets ignored)",
-           BOTH, MULTI_DIMENSIONAL, _outer_unscaled,
-           lambda call: _differs(_outer_unscaled_axes(call), _axes(call), _mode(call))),
+           FAMILY, MULTI_DIMENSIONAL, _outer_unscaled,
+           lambda call: _differs(_outer_unscaled_axes(call), _axes(call), call)),
     _entry("modes-swapped",
            "the other InterpolationMode: NEAREST_NEIGHBOR computed as LINEAR and LINEAR as "
            "NEAREST_NEIGHBOR (the enum values 0 and 1 exchanged)",
-           BOTH, Citation(MODE_PAGE, "Constants"), _other_mode, _fractional),
+           FAMILY, Citation(MODE_PAGE, "Constants"), _other_mode, _fractional,
+           filtered_too=True),
     _entry("through-float16",
            "FLOAT32 values moved through float16 (input and output rounded to half precision)",
-           BOTH, Citation("DML_TENSOR_DATA_TYPE",
+           FAMILY, Citation("DML_TENSOR_DATA_TYPE",
                           'DML_TENSOR_DATA_TYPE_FLOAT32 ("a 32-bit floating-point data type")'),
-           _through_float16, lambda call: True, data_types=frozenset({DataType.FLOAT32})),
+           _through_float16, lambda call: True, data_types=frozenset({DataType.FLOAT32}),
+           filtered_too=True),
     _entry("other-signedness",
            "INT8 interpolated as UINT8 and UINT8 as INT8 (the bytes read with the other "
            "signedness)",
-           BOTH, Citation("DML_TENSOR_DATA_TYPE",
+           FAMILY, Citation("DML_TENSOR_DATA_TYPE",
                           'DML_TENSOR_DATA_TYPE_INT8 ("an 8-bit signed integer data type")'),
            _other_signedness, lambda call: _mode(call) == LINEAR,
-           data_types=frozenset({DataType.INT8, DataType.UINT8})),
+           data_types=frozenset({DataType.INT8, DataType.UINT8}), filtered_too=True),
 )

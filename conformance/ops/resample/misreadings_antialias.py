@@ -9,10 +9,14 @@ rule, antialias.filter_weights, the reference) with one wrong reading, and reads
 buffers through their strides like a backend. The resample3 package lists this catalogue as its
 MISREADINGS.
 
-Two entries differ from the suite only where the page is silent (docs/spec-notes.md §10), so no
-mandatory case can fail them (mandatory=False: diagnosed, not self-check targets): the weights
-divided by the stretch instead of their sum, and the taps beyond the edge dropped instead of
-repeating the edge element (ONNX's exclude_outside 1).
+ADMISSIBLE holds the other readings of the page's silent regions (docs/spec-notes.md §10), as
+independent implementations run like backends: the weights divided by the stretch instead of
+their sum, the taps beyond the edge dropped and the others renormalised (ONNX's exclude_outside
+1), "1/Scales > 2" read once for the operator, and the threshold decided by a float32 reciprocal
+compared with >=. The spec's expectation enumerates the same readings (antialias.readings); the
+self-check asserts that each of these PASSes every case it covers, and that every catalogued
+misreading, zeros beyond the edge included, still FAILs the open cases
+(tests/judge/test_judge_readings.py).
 """
 
 from __future__ import annotations
@@ -109,6 +113,49 @@ def _edges_excluded(call: OperatorCall, x: np.ndarray) -> np.ndarray:
     return _to_type(total / inside, x.dtype)
 
 
+def _zero_edges(call: OperatorCall, x: np.ndarray) -> np.ndarray:
+    """Taps beyond the edge read as zero, the weights still divided by the sum over the whole
+    window: the suite's filter on the input padded with zeros in the stretched dimensions."""
+    axes = SPEC.antialias_axes(call)
+    if axes is None:
+        return right(call, x)
+    pad = [int(np.ceil(a.f)) + 1 if a.stretched else 0 for a in axes]
+    shifted = [replace(a, c=a.c + p, size=a.size + 2 * p) for a, p in zip(axes, pad, strict=True)]
+    with np.errstate(all="ignore"):
+        total = _center(antialiased(np.pad(x.astype(np.float64), [(p, p) for p in pad]),
+                                    shifted))
+    return _to_type(total, x.dtype)
+
+
+def _per_operator(call: OperatorCall, x: np.ndarray) -> np.ndarray:
+    """'1/Scales > 2' read once for the operator: where some dimension's 1/Scale is above 2,
+    every dimension stretched by max(1, 1 / scale)."""
+    if SPEC.antialias_axes(call) is None:
+        return right(call, x)
+    return _below_threshold(call, x)
+
+
+def _mixed(call: OperatorCall) -> bool:
+    return _antialiased(call) and _below_threshold_differs(call)
+
+
+def _inclusive(scale: float) -> float:
+    """The threshold as a float32 reciprocal compared with >=: a 1/Scale of 2 stretched."""
+    inverse = float(np.float32(1.0) / np.float32(scale))
+    return inverse if inverse >= 2.0 else 1.0
+
+
+def _threshold_inclusive(call: OperatorCall, x: np.ndarray) -> np.ndarray:
+    axes = SPEC.antialias_axes(call, _inclusive)
+    return right(call, x) if axes is None else antialiased(x, axes).values
+
+
+def _at_threshold(call: OperatorCall) -> bool:
+    a = call.attributes
+    return (bool(a["Antialiased"]) and a["InterpolationMode"] == "LINEAR"
+            and SPEC.stretches(call, _inclusive) != SPEC.stretches(call))
+
+
 def _antialiased(call: OperatorCall) -> bool:
     return SPEC.antialias_axes(call) is not None
 
@@ -129,9 +176,9 @@ def _reaches_outside(call: OperatorCall) -> bool:
 
 
 def _entry(key: str, reading: str, contradicts: Citation, compute: Compute,
-           applies: Callable[[OperatorCall], bool], mandatory: bool = True) -> Misreading:
+           applies: Callable[[OperatorCall], bool]) -> Misreading:
     return Misreading(key=key, reading=reading, operators=V3, contradicts=contradicts,
-                      run=runs(compute), applies=applies, mandatory=mandatory)
+                      run=runs(compute), applies=applies)
 
 
 MISREADINGS = (
@@ -151,11 +198,29 @@ MISREADINGS = (
            "the stretched filter's weights 1 - |i - c| / f summed without dividing by their sum "
            "(about f times the value)",
            STRETCHED, _rescaled(lambda a: filter_weights(a)[2]), _antialiased),
+    _entry("antialias-zero-edges",
+           "taps beyond the input's edge read as zero, the weights still divided by the whole "
+           "window's sum (neither the edge repeated nor the taps dropped and renormalised)",
+           STRETCHED, _zero_edges, _reaches_outside),
+)
+
+#: The admissible readings of the page's silent regions besides the suite's (notes §10), each
+#: where it can differ from the suite's; `contradicts` cites the region it reads.
+SILENT = Citation("NOTES", "10")
+ADMISSIBLE = (
     _entry("antialias-divided-by-stretch",
            "the stretched filter's weights divided by the stretch f instead of their sum",
-           STRETCHED, _rescaled(lambda a: filter_weights(a)[2] / a.f), _gap, mandatory=False),
+           SILENT, _rescaled(lambda a: filter_weights(a)[2] / a.f), _gap),
     _entry("antialias-edges-excluded",
            "taps beyond the input's edge dropped and the other weights renormalised (ONNX's "
            "exclude_outside) instead of repeating the edge element",
-           STRETCHED, _edges_excluded, _reaches_outside, mandatory=False),
+           SILENT, _edges_excluded, _reaches_outside),
+    _entry("antialias-stretch-per-operator",
+           "'1/Scales > 2' read once for the operator: with some dimension's 1/Scale above 2, "
+           "every dimension stretched by max(1, 1 / scale)",
+           SILENT, _per_operator, _mixed),
+    _entry("antialias-threshold-inclusive",
+           "the threshold decided by a float32 reciprocal compared with >=: a 1/Scale of 2 "
+           "stretched",
+           SILENT, _threshold_inclusive, _at_threshold),
 )

@@ -11,9 +11,9 @@ read wrongly, reading and writing the buffers through their strides like a backe
 Not listed, because they are the page's reading in other words: rounding before clamping (floor
 and ceil of a coordinate beyond the edge, clamped, select the edge element as clamping first
 does); truncation toward zero (the clamped coordinate is never negative, so it is floor).
-The coordinate and linear misreadings of RESAMPLE1 (misreadings.py) apply to RESAMPLE2 and
-RESAMPLE3 unchanged: their `operators` are to name these two as well. The resample2 package lists
-this catalogue as its MISREADINGS.
+The coordinate, edge, linear and data-type misreadings of RESAMPLE1 (misreadings.py) name
+RESAMPLE2 and RESAMPLE3 too, with the call's own rounding. The resample2 package lists this
+catalogue as its MISREADINGS.
 """
 
 from __future__ import annotations

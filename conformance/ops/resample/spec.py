@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,14 @@ from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, float32, table
-from conformance.ops.resample.antialias import Axis, antialiased, silences, stretch
+from conformance.ops.resample.antialias import (
+    Axis,
+    Reading,
+    antialiased,
+    readings,
+    silences,
+    stretch,
+)
 from conformance.ops.resample.examples import DIRECTION, ResampleExamples
 from conformance.ops.resample.pages import (
     DIRECTION_PAGE,
@@ -272,21 +280,25 @@ class ResampleFamily(OperatorSpec):
         return [stretch(s) for s in float32(call.attributes["Scales"])]
 
     def antialias_axes(self, call: OperatorCall,
-                       stretch: Callable[[float], float] = stretch
-                       ) -> list[Axis] | None:
+                       stretch: Callable[[float], float] = stretch,
+                       stretches: Sequence[float] | None = None, edges: str = "repeat",
+                       norm: str = "sum") -> list[Axis] | None:
         """Per dimension the antialiased filter's parameters, or None where the call is
         RESAMPLE2's (no Antialiased, Antialiased FALSE, NEAREST_NEIGHBOR, or no 1/Scale above
-        2)."""
+        2). stretches, edges, norm: an admissible reading's (antialias.readings), where the
+        page is silent."""
         a = call.attributes
         if not a.get("Antialiased") or a["InterpolationMode"] != "LINEAR":
             return None
-        stretches = self.stretches(call, stretch)
+        if stretches is None:
+            stretches = self.stretches(call, stretch)
         if all(f == 1.0 for f in stretches):
             return None
         # The filter is centred on the coordinate before coordinates()' clamp; its taps are
         # clamped (antialias.py).
         return [Axis(c=c, err=coordinates(o, i, s, p, q)[1],
-                               reach=legal_coordinate_error(o, s, p, q), f=f, size=i)
+                               reach=legal_coordinate_error(o, s, p, q), f=f, size=i,
+                               edges=edges, norm=norm)
                 for c, (o, s, p, q), i, f in zip(
                     self.unclamped(call),
                     self._parameters(call, call.tensors["OutputTensor"].sizes),
@@ -303,6 +315,16 @@ class ResampleFamily(OperatorSpec):
             return []
         return silences(float32(a["Scales"]), self.antialias_axes(call) or [])
 
+    def open_readings(self, call: OperatorCall) -> list[Reading]:
+        """The admissible readings of this call's silent regions besides the suite's own
+        (antialias.readings; docs/spec-notes.md §10): empty where the page decides every
+        output."""
+        if not self.silent_regions(call):
+            return []
+        return readings(float32(call.attributes["Scales"]),
+                        lambda f, edges, norm: self.antialias_axes(call, stretches=f,
+                                                                   edges=edges, norm=norm))[1:]
+
     def reference(self, call: OperatorCall, inputs: Mapping[str, np.ndarray]
                   ) -> dict[str, np.ndarray]:
         return {"OutputTensor": self.expected(call, inputs)["OutputTensor"].values}
@@ -313,12 +335,30 @@ class ResampleFamily(OperatorSpec):
         x = inputs["InputTensor"]
         half = (x.dtype == np.float16
                 and bool(flags & ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION))
-        filters = self.antialias_axes(call)
+        out = self._read(call, x, self.antialias_axes(call), strict, half)
+        if not strict:  # judged against every admissible reading of an open region
+            out.readings = tuple(self._reading(call, x, r, half)
+                                 for r in self.open_readings(call))
+        return {"OutputTensor": out}
+
+    def _read(self, call: OperatorCall, x: np.ndarray, filters: list[Axis] | None,
+              strict: bool, half: bool) -> Expected:
+        """The output antialiased by filters, or RESAMPLE2's where there are none."""
         if filters is not None:
-            return {"OutputTensor": antialiased(x, filters, half)}
-        return {"OutputTensor": resampled(x, call.attributes["InterpolationMode"],
-                                          self.axes(call, x.shape), self.legal_axes(call),
-                                          self.nearest_rounding(call), strict, half)}
+            return antialiased(x, filters, half)
+        return resampled(x, call.attributes["InterpolationMode"], self.axes(call, x.shape),
+                         self.legal_axes(call), self.nearest_rounding(call), strict, half)
+
+    def _reading(self, call: OperatorCall, x: np.ndarray, reading: Reading, half: bool
+                 ) -> Expected:
+        """The output under an admissible reading, its rules naming it."""
+        filters = self.antialias_axes(call, stretches=reading.stretches, edges=reading.edges,
+                                      norm=reading.norm)
+        exp = self._read(call, x, filters, False, half)
+        rule = f"the admissible reading where the page is silent (notes §10): {reading.words}"
+        legal = exp.legal
+        return replace(exp, rule=rule, legal=None if legal is None else replace(
+            legal, rule=f"{rule}, within the legal envelope"))
 
 
 class Resample(ResampleFamily):

@@ -21,13 +21,14 @@ from conformance.tensors import TensorDesc
 
 def restated(source: dict, operator: str, attributes: Mapping[str, Any], *, variant: str,
              cites: Sequence[dict] = (), tags: Sequence[str] = (), what: str = "",
-             ambiguous: str | None = None) -> dict:
+             open_region: str | None = None) -> dict:
     """A single-call RESAMPLE1 case (a mandatory one) as the same call of `operator` with
     `attributes`: id <root>/<family>/<operator>/<variant>/<the rest of its id> (root: the
     source's, generated or the deep tier's deep), the RESAMPLE1 page's citations moved to the
     operator's page and `cites` added, `what` before its description; its feature level from the
-    operator's tables."""
-    if source.get("operator") != "RESAMPLE1" or "ambiguous" in source:
+    operator's tables; open_region: the open region it sits in for `operator`, if
+    any."""
+    if source.get("operator") != "RESAMPLE1" or "ambiguous" in source or "open" in source:
         raise ValueError(f"{source['id']}: only mandatory single-call RESAMPLE1 cases restate")
     family = source["tags"][0]
     root = source["id"].split("/", 1)[0]
@@ -39,15 +40,15 @@ def restated(source: dict, operator: str, attributes: Mapping[str, Any], *, vari
                 source["tensors"], family=family, spec=[*spec, *cites, cite("NOTES", "10")],
                 inputs=source["inputs"], expected=source.get("expected"),
                 tags=[*tags, *source["tags"][2:]], description=description,
-                ambiguous=ambiguous)
+                open_region=open_region)
 
 
 def tie_free(source: dict) -> dict:
-    """A RESAMPLE1 case of the deep tier's sweep without its 'ambiguous' mark, to be restated:
+    """A RESAMPLE1 case of the deep tier's sweep without its 'open' mark, to be restated:
     RESAMPLE1's ties are halves of the coordinate, where RESAMPLE2 and RESAMPLE3 (floor or ceil
     of the same coordinate) have none; their own near-ties, whole numbers, the reference takes
     either neighbour at (notes §10), so the restated call is mandatory like any other."""
-    return {k: v for k, v in source.items() if k != "ambiguous"}
+    return {k: v for k, v in source.items() if k != "open"}
 
 
 def decided(operator: str, tensors: Mapping[str, Mapping[str, Any]],

@@ -10,8 +10,8 @@ known in closed form, clamped edges included: start + step * sum_d clamp(c_d) * 
 expected values are computed here, independently of the reference, and judged with the linear
 tolerance model.
 
-And "ties": nearest cases built so that coordinates land exactly on a half, marked ambiguous
-(NOTES §4) and judged strictly by the reading floor(c + 0.5); they decide no verdict.
+And "ties": nearest cases built so that coordinates land exactly on a half, marked open (NOTES
+§4): mandatory, either neighbour admissible at every tie (the reference's one-of model).
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ SIZE_VARIANTS = ("natural", "crop", "clamp")
 AXES = ("batch", "channel", "height", "width")
 BASE = [2, 2, 3, 2]  # unscaled dimensions keep these sizes
 SCALED = 5  # the size of the scaled dimension
-TIES = ("NOTES §4: at an exact tie the spec does not say which neighbour nearest picks; this "
-        "case is judged by the suite's reading, floor(c + 0.5) (halves round up)")
+TIES = ("NOTES §4: at an exact tie the spec does not say which neighbour nearest picks; either "
+        "is admissible at every tie (floor(c + 0.5), halves up, is the suite's reading)")
 
 
 def out_size(size: int, scale: float, variant: str) -> int:
@@ -208,7 +208,7 @@ def _ties() -> list[dict]:
                     tensors,
                     family=FAMILY, spec=[cite(PAGE, "InterpolationMode"), cite("NOTES", "4")],
                     inputs={"InputTensor": smooth_input(cid, tensors["InputTensor"])},
-                    tags=["ties"], ambiguous=TIES))
+                    tags=["ties"], open_region=TIES))
     return out
 
 

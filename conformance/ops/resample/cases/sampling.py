@@ -24,7 +24,7 @@ range, so that a linear weight that is off by a quarter moves the output by more
 crosses the sign boundary of the other signedness.
 
 Nearest cases never put a coordinate on a tie, where the spec is ambiguous (NOTES §4; the
-offsets family's ambiguous 'ties' cases are the place for those): the generator checks each one
+offsets family's open 'ties' cases are the place for those): the generator checks each one
 and picks offsets or scales that avoid them. That is why RESAMPLE (whose offsets are always
 0.5 / -0.5) has no nearest case at scale 0.5 or 1.5, where every or some coordinate is a half,
 and why RESAMPLE1's nearest cases at those scales use other offsets. Judged against the
@@ -118,13 +118,13 @@ def single(operator: str, mode: str, data_type: DataType, cid: str, in_sizes: Se
            out_sizes: Sequence[int], scales: Sequence[float], pairs: Sequence[Pair], *,
            spec: list[dict], tags: Sequence[str], what: str,
            layout: tuple[dict, dict] = ({}, {}),
-           start_step: tuple[float, float] | None = None, ambiguous: str | None = None,
+           start_step: tuple[float, float] | None = None, open_region: str | None = None,
            family: str = FAMILY) -> dict:
     """One case: the call, an iota input, the reference as the expectation. layout: extra desc
     fields (strides, total) of the input and the output. Raises if a nearest case would land on
-    a tie (unless it is marked ambiguous) or a RESAMPLE case is given other offsets than its
+    a tie (unless it is marked open) or a RESAMPLE case is given other offsets than its
     implied ones."""
-    if (mode == "NEAREST_NEIGHBOR" and not ambiguous
+    if (mode == "NEAREST_NEIGHBOR" and not open_region
             and ties(in_sizes, out_sizes, scales, pairs)):
         raise AssertionError(f"{cid}: a nearest coordinate lands on a tie")
     attributes: dict = {"InterpolationMode": mode, "Scales": list(scales)}
@@ -139,7 +139,7 @@ def single(operator: str, mode: str, data_type: DataType, cid: str, in_sizes: Se
     offsets = f", {_pairs_text(pairs)}" if operator == "RESAMPLE1" else ""
     return case(cid, operator, attributes, tensors, family=family, spec=spec,
                 inputs={"InputTensor": iota_input(tensors["InputTensor"], start, step)},
-                ambiguous=ambiguous,
+                open_region=open_region,
                 tags=[data_type.name.lower(), mode.lower(), *tags],
                 description=(f"{what}: {list(in_sizes)} -> {list(out_sizes)}, Scales "
                              f"{list(scales)}{offsets}; input the ramp {start:g}, "
@@ -396,8 +396,8 @@ def deep_sweep(operator: str, data_type: DataType) -> list[dict]:
     scale of DEEP_SCALES on H and W and every (InputPixelOffset, OutputPixelOffset) pair of
     DEEP_OFFSETS on both; RESAMPLE (offsets 0.5 / -0.5) with every pair of DEEP_SCALES on H and
     W. Outputs of the natural size. A nearest case with a coordinate on a tie is kept, marked
-    ambiguous as the offsets family's 'ties' cases are (NOTES §4: never mandatory, reported
-    apart); ids deep/sampling/..."""
+    open as the offsets family's 'ties' cases are (NOTES §4: either neighbour admissible at a
+    tie); ids deep/sampling/..."""
     out = []
     t = data_type.name.lower()
     for mode in MODES:
@@ -423,7 +423,7 @@ def deep_sweep(operator: str, data_type: DataType) -> list[dict]:
                          cite(page(operator), "OutputPixelOffsets")]
                         if operator == "RESAMPLE1" else []), cite("NOTES", "4")],
                 tags=["sweep"], what=f"height and width scaled by {sh} and {sw}",
-                ambiguous=TIES if tied else None))
+                open_region=TIES if tied else None))
     return out
 
 

@@ -14,9 +14,10 @@ reproduces an affine input exactly, as LINEAR does):
   scales are RESAMPLE2's; a dimension upscaled beside a stretched one stays LINEAR.
 - the everyday ONNX call: half-pixel offsets, whose filters reach beyond the edges at both ends.
 
-Each case is marked ambiguous exactly where Resample3.silent_regions() names a silent region, with
-its reasons (docs/spec-notes.md §10), and judged by the suite's reading there; the generator checks
-that every case meant to be mandatory is. Judged against the reference with the antialiased
+Each case is marked open exactly where Resample3.silent_regions() names a silent region, with its
+reasons (docs/spec-notes.md §10): mandatory, judged against every admissible reading of the
+region (Resample3.open_readings); the generator checks that every case meant to be decided by the
+page is. Judged against the reference with the antialiased
 filter's bounds (docs/tolerances.md, "Antialiased linear").
 """
 
@@ -48,7 +49,7 @@ from conformance.tensors import DataType, TensorDesc
 
 FAMILY = "antialias"
 DESCRIPTION = ("RESAMPLE3's Antialiased per data type: stretched filters, the threshold "
-               "1/Scale > 2, the conditions, layouts; the page's silent regions ambiguous")
+               "1/Scale > 2, the conditions, layouts; the page's silent regions open")
 SPEC = Resample3()
 TYPES = (DataType.FLOAT32, DataType.FLOAT16, DataType.INT8, DataType.UINT8)
 AXES = ("batch", "channel", "height", "width")
@@ -63,7 +64,7 @@ CONDITIONS = [ANTIALIASED, cite("NOTES", "10")]
 
 def silence(tensors: Mapping[str, Mapping[str, Any]], attributes: Mapping[str, Any]
             ) -> str | None:
-    """The reasons Resample3.silent_regions() gives for the call (the case's ambiguous), or
+    """The reasons Resample3.silent_regions() gives for the call (the case's open), or
     None where the page decides every output."""
     call = SPEC.make_call({n: TensorDesc.from_json(dict(d)) for n, d in tensors.items()},
                           attributes)
@@ -76,19 +77,19 @@ def single(cid: str, data_type: DataType, in_sizes: Sequence[int], out_sizes: Se
            tags: Sequence[str], mode: str = "LINEAR", antialiased: int = 1,
            direction: str = "DECREASING", layout: tuple[dict, dict] = ({}, {}),
            seed: int | None = None) -> dict:
-    """One RESAMPLE3 call on a random input, ambiguous where silent_regions() says; `silent`
+    """One RESAMPLE3 call on a random input, open where silent_regions() says; `silent`
     says which is meant (checked). layout: extra desc fields of the input and the output."""
     attributes = SPEC.stated(offsets_attributes(mode, scales, pairs), direction, antialiased)
     tensors = {"InputTensor": desc(data_type, in_sizes, **layout[0]),
                "OutputTensor": desc(data_type, out_sizes, **layout[1])}
-    ambiguous = silence(tensors, attributes)
-    if (ambiguous is not None) != silent:
+    region = silence(tensors, attributes)
+    if (region is not None) != silent:
         raise AssertionError(f"{cid}: meant {'silent' if silent else 'decided'}, "
-                             f"silent_regions() says {ambiguous!r}")
+                             f"silent_regions() says {region!r}")
     offsets = ", ".join(f"{a} / {b}" for a, b in pairs)
     return case(cid, SPEC.name, attributes, tensors, family=FAMILY, spec=CONDITIONS,
                 inputs={"InputTensor": smooth_input(cid, tensors["InputTensor"], seed)},
-                tags=[data_type.name.lower(), *tags], ambiguous=ambiguous,
+                tags=[data_type.name.lower(), *tags], open_region=region,
                 description=(f"{what}: {list(in_sizes)} -> {list(out_sizes)}, Scales "
                              f"{list(scales)}, offsets {offsets}, {mode}, Antialiased "
                              f"{bool(antialiased)}"))
@@ -218,7 +219,7 @@ EXPLORED_OFFSETS = (HALF_PIXEL, (0.0, 0.0), (-2.5, 0.0), (-3.5, 0.0), (0.25, -0.
 @st.composite
 def explore(draw: Callable) -> Example:
     """RESAMPLE3 against the reference: 1 to 4 dimensions, any of the scales and offsets above,
-    Antialiased either way, either mode and direction; ambiguous where the page is silent."""
+    Antialiased either way, either mode and direction; open where the page is silent."""
     pick, cid = Picker(draw), example_id(FAMILY)
     dims = pick("dimensions", range(1, 5))
     data_type = DataType.parse(pick("data_type", [t.name for t in TYPES]))
@@ -235,4 +236,4 @@ def explore(draw: Callable) -> Example:
     return Example(FAMILY, pick.params, case(
         cid, SPEC.name, attributes, tensors, family=FAMILY, spec=CONDITIONS,
         inputs={"InputTensor": smooth_input(cid, tensors["InputTensor"], seed)},
-        ambiguous=silence(tensors, attributes), tags=[f"{dims}d"]))
+        open_region=silence(tensors, attributes), tags=[f"{dims}d"]))

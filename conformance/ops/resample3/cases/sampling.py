@@ -4,8 +4,9 @@ formulas, crops and clamps, layouts, 1 to 3 dimensions, on integer ramps) as RES
 Antialiased TRUE, the RoundingDirections in turn. Where the page's conditions do not hold
 (NEAREST_NEIGHBOR, every 1/Scale at most 2) the calls are RESAMPLE2's, whatever Antialiased says;
 the few linear downscales they stretch (Scales 0.4 and 0.5) fall in the page's silent regions
-(the threshold, the normalisation, the edges) and are marked ambiguous with the reasons
-Resample3.silent_regions() gives. The antialias family holds the stretched filter itself.
+(the threshold, the normalisation, the edges) and are marked open with the reasons
+Resample3.silent_regions() gives (judged against every admissible reading). The antialias
+family holds the stretched filter itself.
 """
 
 from __future__ import annotations
@@ -34,12 +35,12 @@ def _restated(source: dict, direction: str) -> dict:
                     tags=[direction.lower(), "antialiased"],
                     cites=[cite(SPEC.page, "RoundingDirection"), cite(SPEC.page, "Antialiased")],
                     what=f"RoundingDirection {direction}, Antialiased TRUE",
-                    ambiguous=silence(source["tensors"], attributes))
+                    open_region=silence(source["tensors"], attributes))
 
 
 def deep_slice(data_type: DataType) -> list[dict]:
     """The deep tier of one slice: RESAMPLE1's sweep (sampling.deep_sweep) as RESAMPLE3 calls
-    with Antialiased TRUE, the directions in turn, ambiguous where silent_regions() says; ids
+    with Antialiased TRUE, the directions in turn, open where silent_regions() says; ids
     deep/sampling/resample3/..."""
     turn = count()
     return [_restated(tie_free(s), DIRECTIONS[next(turn) % 2])
