@@ -128,9 +128,10 @@ class IgnoresStridesBackend(NumpyReferenceBackend):
 class HalvesToEvenBackend(NumpyReferenceBackend):
     """Nearest-neighbour resampling (RESAMPLE and RESAMPLE1) with the index rint(c), halves to
     even, where the suite's reading is floor(c + 0.5); c comes from the spec's own coordinates()
-    (conformance.ops.resample). The two differ only at exact ties, where the spec is ambiguous
-    (spec-notes §4): mandatory cases accept either neighbour there; the ambiguous 'ties' cases,
-    judged strictly, FAIL without deciding the exit status. LINEAR is right."""
+    (conformance.ops.resample). The two differ only at exact ties, an open region (spec-notes
+    §4) where every case accepts either neighbour; the equivalence family's ambiguous tie
+    relations (bit equality with RESAMPLE2 DECREASING) FAIL without deciding the exit status.
+    LINEAR is right."""
 
     name = "family-halves-to-even"
 
@@ -145,6 +146,31 @@ class HalvesToEvenBackend(NumpyReferenceBackend):
         out = call.tensors["OutputTensor"]
         in_off, out_off = spec.offsets(call)
         index = [np.rint(coordinates(o, i, s, a, b)[0]).astype(np.int64)
+                 for o, i, s, a, b in zip(out.sizes, x.shape, float32(call.attributes["Scales"]),
+                                          in_off, out_off, strict=True)]
+        write_tensor(out, bindings["OutputTensor"], x[np.ix_(*index)])
+
+
+class MarginCeilBackend(NumpyReferenceBackend):
+    """RESAMPLE2 (and RESAMPLE3) nearest INCREASING computed as trunc(c + 0.999) instead of
+    ceil(c): right everywhere but where the coordinate's fraction is above 0 and below 0.001
+    (issue 25's bug that no case could see before the boundaries family)."""
+
+    name = "family-margin-ceil"
+
+    def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
+        if (call.operator not in ("RESAMPLE2", "RESAMPLE3")
+                or call.attributes["InterpolationMode"] != "NEAREST_NEIGHBOR"
+                or call.attributes["RoundingDirection"] != "INCREASING"):
+            super().execute(call, bindings)
+            return
+        self.create_operator(call)
+        spec = ops.get(call.operator)
+        x = read_tensor(call.tensors["InputTensor"], bindings["InputTensor"])
+        out = call.tensors["OutputTensor"]
+        in_off, out_off = spec.offsets(call)
+        index = [np.minimum(np.trunc(coordinates(o, i, s, a, b)[0] + 0.999), i - 1).astype(
+                     np.int64)
                  for o, i, s, a, b in zip(out.sizes, x.shape, float32(call.attributes["Scales"]),
                                           in_off, out_off, strict=True)]
         write_tensor(out, bindings["OutputTensor"], x[np.ix_(*index)])
