@@ -22,7 +22,7 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -132,11 +132,12 @@ def patterns(group: set[str], all_ids: Sequence[str]) -> list[str]:
 @dataclass(frozen=True, eq=False)  # one run is itself only: compared by identity
 class Run:
     """One results file of a directml backend: the tags baseline entries match on, and the ids
-    that failed (a mandatory FAIL, or an XFAIL of one) and passed there."""
+    that failed (a mandatory FAIL, or an XFAIL of one) and passed there, and every id it ran."""
     backend: str
     environment: dict
     failing: frozenset[str]
     passing: frozenset[str]
+    ran: frozenset[str] = frozenset()
 
     @cached_property
     def tags(self) -> dict[str, str]:
@@ -153,7 +154,8 @@ class Run:
         return cls(backend["name"], environment,
                    frozenset(r.id for r in mandatory if r.status == Status.FAIL or (
                        r.status == Status.XFAIL and r.message.startswith("expected FAIL"))),
-                   frozenset(r.id for r in mandatory if r.status in baselines.PASSED))
+                   frozenset(r.id for r in mandatory if r.status in baselines.PASSED),
+                   frozenset(r.id for r in doc.results))
 
 
 #: The tags an entry names besides directml_version, where the finding was measured absent on
@@ -213,17 +215,25 @@ def build(docs: Sequence[ResultsDocument | Mapping[str, Any]], cases: Sequence[C
                   "    when:", *(f"      {tag}: {json.dumps(list(values))}"
                                  for tag, values in tags)]
     text = "\n".join(lines) + "\n"
-    check(baselines.parse(text), runs)
+    check(baselines.parse(text), runs, ids)
     return text
 
 
-def check(known: baselines.Baseline, runs: Sequence[Run]) -> None:
+def check(known: baselines.Baseline, runs: Sequence[Run], ids: Sequence[str] = ()) -> None:
     """Refuse a baseline that does not give back exactly each run's failures as XFAIL (none
-    else: no XPASS, no stale pattern)."""
+    else: no XPASS, no stale pattern). A run measured before some cases existed (a recorded GPU
+    run) says nothing of them: against it, the patterns that match none of its cases are left
+    out, and an entry left with none (ids: the committed cases' ids; a pattern that matches only
+    cases the run did not hold is one of those)."""
     for run in runs:
         found = [Result(i, Status.FAIL) for i in sorted(run.failing)] + [
             Result(i, Status.PASS) for i in sorted(run.passing)]
-        applied = baselines.apply(known, found, tags=run.tags)
+        missing = [i for i in ids if i not in run.ran]
+        entries = [replace(e, cases=kept) for e in known.entries
+                   if (kept := tuple(p for p in e.cases
+                                     if not missing or any(id_matches(i, p) for i in run.ran)
+                                     or not any(id_matches(i, p) for i in missing)))]
+        applied = baselines.apply(replace(known, entries=tuple(entries)), found, tags=run.tags)
         wrong = sorted(set(applied.expected) ^ set(run.failing)) + applied.xpass
         if wrong or applied.stale:
             raise ValueError(f"the entries do not give back the failures of {run.backend} on "

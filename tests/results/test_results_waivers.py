@@ -439,19 +439,27 @@ def test_the_lavapipe_baseline_is_for_the_directml_builds_it_names() -> None:
     assert {tag for e in lavapipe.entries for tag, _ in e.when} <= {"directml_version",
                                                                     "vendor", "backend"}
     assert {v for e in lavapipe.entries for v in dict(e.when)["directml_version"]} == {new, old}
+    # The records were judged when the open regions were still ambiguous (issue 25): their
+    # cases are judged as the committed cases mark them now, and the records predate some
+    # cases, so a pattern of only those is not stale against them.
+    from conformance.casefile import id_matches, load_cases
+
+    ambiguous = {c.id for c in load_cases([ROOT / "cases"]) if c.ambiguous}
     for record, backend, failures, applying in (
-            ("nvidia-h200-directml-linux", "directml-linux", 523, 2),
-            ("nvidia-h200-directml", "directml", 669, 4)):
+            ("nvidia-h200-directml-linux", "directml-linux", 539, 3),
+            ("nvidia-h200-directml", "directml", 712, 5)):
         with lzma.open(ROOT / "docs" / "gpu" / f"{record}.json.xz", "rt") as f:
             doc = json.load(f)
         failing = {r["id"] for r in doc["results"] if r["status"] in ("FAIL", "XFAIL")
-                   and not r.get("ambiguous")}
+                   and r["id"] not in ambiguous}
         found = [Result(id=r["id"], status="FAIL" if r["id"] in failing else r["status"])
                  for r in doc["results"]]
         tags = baseline.run_tags(backend, [], doc["backend"]["environment"], os_name="Linux")
         here = baseline.apply(lavapipe, found, tags=tags)
-        assert set(here.expected) == failing and len(failing) == failures, record
-        assert here.xpass == [] and here.stale == []
+        assert set(here.expected) == failing and len(failing) == failures, (record, len(failing))
+        held = [r["id"] for r in doc["results"]]
+        stale = [e for e in here.stale if any(id_matches(i, e["pattern"]) for i in held)]
+        assert here.xpass == [] and stale == []
         assert len(lavapipe.entries) - len(here.not_applying) == applying, record
         assert all(e["why"].startswith("not for this run: ") for e in here.not_applying)
     there = baseline.apply(lavapipe, found, tags=baseline.run_tags("numpy", os_name="Linux"))
