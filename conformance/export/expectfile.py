@@ -2,7 +2,7 @@
 binary format that a C reader parses in a few lines (c/dmlconf_vectors.c; docs/vectors.md says
 the same). Little-endian throughout; `str` is a u32 byte count then UTF-8 bytes, no NUL.
 
-    magic      8 bytes "DMLCEXP1"
+    magic      8 bytes "DMLCEXP2"
     u32        what: 1 an output, 2 a relation (left == right)
     str        name: the tensor as messages name it ("OutputTensor", "b.OutputTensor")
     tensor     the output (a relation: its left side)
@@ -15,6 +15,10 @@ the same). Little-endian throughout; `str` is a u32 byte count then UTF-8 bytes,
                second fill, where the first fill is itself an acceptable value somewhere)
     u32        model count: 1 (the strict model is also the legal envelope) or 2 (strict, then
                legal); then the models
+    u32        reading count: the other admissible readings of an open region of the spec
+               (Expected.readings; at most 16, 0 for a relation), then per reading its model
+               count (1 or 2) and models, as above: an output outside the first envelope is
+               judged by the first reading whose envelope holds it, and FAILs when none does
   tensor:
     u32 DML_TENSOR_DATA_TYPE, u32 DimensionCount, u64 TotalTensorSizeInBytes,
     u32 Sizes[DimensionCount], u32 element strides[DimensionCount] (packed ones where the
@@ -53,7 +57,9 @@ from conformance.casefile import Take
 from conformance.expected import Expected
 from conformance.tensors import TensorDesc
 
-MAGIC = b"DMLCEXP1"
+MAGIC = b"DMLCEXP2"
+#: The most admissible readings a file holds besides the suite's (DMLCONF_MAX_READINGS).
+MAX_READINGS = 16
 OUTPUT, RELATION = 1, 2
 KINDS = {"exact": 0, "one_of": 1, "within": 2}
 
@@ -117,8 +123,12 @@ def _models(exp: Expected, desc: TensorDesc, relation: bool) -> bytes:
 
 def output(name: str, desc: TensorDesc, exp: Expected, fills: Sequence[int]) -> bytes:
     """The .expect file of one output judged against exp, filled with fills[k] in run k."""
+    if len(exp.readings) > MAX_READINGS:
+        raise ValueError(f"{len(exp.readings)} admissible readings: a file holds {MAX_READINGS}")
     return (MAGIC + _u32(OUTPUT) + _str(name) + _tensor(desc)
-            + _u32(len(fills)) + bytes(fills) + _models(exp, desc, relation=False))
+            + _u32(len(fills)) + bytes(fills) + _models(exp, desc, relation=False)
+            + _u32(len(exp.readings))
+            + b"".join(_models(r, desc, relation=False) for r in exp.readings))
 
 
 def relation(name: str, left: TensorDesc, right: TensorDesc, take: Take | None,
@@ -129,4 +139,4 @@ def relation(name: str, left: TensorDesc, right: TensorDesc, take: Take | None,
              struct.pack("<i", take.axis) + _u32(len(take.indices))
              + b"".join(_u32(i) for i in take.indices))
     return (MAGIC + _u32(RELATION) + _str(name) + _tensor(left) + _tensor(right) + taken
-            + _u32(0) + _models(model, left, relation=True))
+            + _u32(0) + _models(model, left, relation=True) + _u32(0))

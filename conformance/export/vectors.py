@@ -43,7 +43,7 @@ from conformance.session.case_run import (
 )
 
 FORMAT = "dmlconf-vectors"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 C_SOURCES = ("dmlconf_vectors.h", "dmlconf_vectors.c", "dmlconf_check.c")
 C_FOLDER = Path(__file__).resolve().parent / "c"
 #: The reference backend whose outputs fill the chained inputs and the reference files.

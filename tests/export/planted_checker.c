@@ -55,7 +55,7 @@ int main(int argc, char **argv)
         return 3;
     e = slurp(argv[1], &n);
     b = slurp(argv[2], &m);
-    if (e && b && n >= 16 && memcmp(e, "DMLCEXP1", 8) == 0) {
+    if (e && b && n >= 16 && memcmp(e, "DMLCEXP2", 8) == 0) {
         uint64_t name = le(e + 12, 4);
         int shown = (int)(name & 0x7fffffffu);
         int width = shown + 1; /* planted: overflows where shown is INT_MAX */

@@ -54,7 +54,8 @@ def relation(left: Tensor, right: Tensor | None = None, axis: int = -1,
         "<I", 0)
     return (expectfile.MAGIC + struct.pack("<II", expectfile.RELATION, len(NAME)) + NAME
             + left.encode() + (right or left).encode() + struct.pack("<iI", axis, len(take))
-            + b"".join(struct.pack("<I", i) for i in take) + struct.pack("<II", 0, 1) + model)
+            + b"".join(struct.pack("<I", i) for i in take) + struct.pack("<II", 0, 1) + model
+            + struct.pack("<I", 0))  # no other readings
 
 
 def output(tensor: Tensor) -> bytes:

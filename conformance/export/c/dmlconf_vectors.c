@@ -7,12 +7,17 @@
  *   within  |double(got) - center| <= bound, or both NaN, or the center infinite and got
  *           equal to it, or nan_ok and got NaN
  * FAIL where an element is outside the legal envelope (the last model), QUALITY_WARNING
- * where all are inside it but some are outside the strict model (the first), else PASS.
+ * where all are inside it but some are outside the strict model (the first), else PASS. In an
+ * open region of the spec the file holds the other admissible readings too, each a strict
+ * model and an envelope: an output outside the suite's envelope is judged by the first reading
+ * whose envelope holds it, and FAILs only when none does (compare.judge).
  *
  * The file, little-endian ("str": u32 byte count, then UTF-8 bytes):
- *   "DMLCEXP1", u32 what (1 output, 2 relation), str name, tensor,
+ *   "DMLCEXP2", u32 what (1 output, 2 relation), str name, tensor,
  *   [relation: tensor right, i32 take axis (-1 none), u32 take count, u32 indices[]],
- *   u32 fill count, u8 fills[], u32 model count (1 or 2), models
+ *   u32 fill count, u8 fills[], u32 model count (1 or 2), models,
+ *   u32 reading count (0 .. DMLCONF_MAX_READINGS; 0 for a relation), then per reading
+ *   u32 model count (1 or 2), models
  *   tensor: u32 data type, u32 dimension count, u64 total size, u32 sizes[], u32 strides[]
  *   model: u32 kind (0 exact, 1 one_of, 2 within), u32 any_nan, str rule,
  *          u32 value arrays, arrays (element count * element size bytes each),
@@ -69,8 +74,9 @@ struct dmlconf_expectation {
     const uint8_t *take;
     uint32_t fill_count;
     const uint8_t *fills;
-    uint32_t model_count;
-    model models[2];
+    uint32_t reading_count; /* 1 + the other admissible readings */
+    uint32_t model_count[1 + DMLCONF_MAX_READINGS];
+    model models[1 + DMLCONF_MAX_READINGS][2]; /* per reading: strict, then legal */
 };
 
 /* -- little-endian values ------------------------------------------------------------- */
@@ -389,7 +395,7 @@ static dmlconf_expectation *parse(dmlconf_expectation *e, size_t size, char *err
                                   size_t error_size)
 {
     cursor c;
-    uint32_t k;
+    uint32_t k, r;
     const uint8_t *magic;
     c.p = e->data;
     c.left = size;
@@ -397,8 +403,9 @@ static dmlconf_expectation *parse(dmlconf_expectation *e, size_t size, char *err
     c.error_size = error_size;
     c.failed = 0;
     magic = take_bytes(&c, 8, "the magic");
-    if (magic && memcmp(magic, "DMLCEXP1", 8) != 0)
-        bad(&c, "not a dmlconf expectation file (it does not start with DMLCEXP1)");
+    if (magic && memcmp(magic, "DMLCEXP2", 8) != 0)
+        bad(&c, "not a dmlconf expectation file of this version (it does not start with "
+            "DMLCEXP2)");
     e->what = u32(&c, "what");
     if (!c.failed && e->what != WHAT_OUTPUT && e->what != WHAT_RELATION)
         bad(&c, "what %" PRIu32 " is neither 1 (an output) nor 2 (a relation)", e->what);
@@ -434,12 +441,24 @@ static dmlconf_expectation *parse(dmlconf_expectation *e, size_t size, char *err
     }
     e->fill_count = u32(&c, "the fill count");
     e->fills = take_bytes(&c, e->fill_count, "the fills");
-    e->model_count = u32(&c, "the model count");
-    if (!c.failed && (e->model_count < 1 || e->model_count > 2))
-        bad(&c, "%" PRIu32 " models: a file holds 1 (strict, also legal) or 2 (strict, legal)",
-            e->model_count);
-    for (k = 0; !c.failed && k < e->model_count; ++k)
-        read_model(&c, &e->models[k], &e->tensor, e->what == WHAT_RELATION);
+    e->reading_count = 1;
+    for (r = 0; !c.failed && r < e->reading_count; ++r) {
+        e->model_count[r] = u32(&c, "the model count");
+        if (!c.failed && (e->model_count[r] < 1 || e->model_count[r] > 2))
+            bad(&c, "%" PRIu32 " models: a reading holds 1 (strict, also legal) or 2 (strict, "
+                "legal)", e->model_count[r]);
+        for (k = 0; !c.failed && k < e->model_count[r]; ++k)
+            read_model(&c, &e->models[r][k], &e->tensor, e->what == WHAT_RELATION);
+        if (r == 0 && !c.failed) {
+            uint32_t others = u32(&c, "the reading count");
+            if (!c.failed && (others > DMLCONF_MAX_READINGS
+                              || (others && e->what == WHAT_RELATION)))
+                bad(&c, "%" PRIu32 " other readings: a file holds at most %d (none for a "
+                    "relation)", others, DMLCONF_MAX_READINGS);
+            else
+                e->reading_count += others;
+        }
+    }
     if (!c.failed && c.left)
         bad(&c, "%" PRIu64 " bytes follow the last model", (uint64_t)c.left);
     if (c.failed) {
@@ -727,29 +746,54 @@ static void describe(const sides *s, const model *m, dmlconf_verdict *v, const c
 static dmlconf_status decide(const sides *s, dmlconf_verdict *v, const char *relation)
 {
     const dmlconf_expectation *e = s->e;
-    const model *legal = &e->models[e->model_count - 1];
+    const model *legal = &e->models[0][e->model_count[0] - 1];
+    const model *strict;
     char prefix[300];
+    uint32_t r = 0;
     v->bad_count = count_bad(s, legal, &v->first_bad, v->first_index);
-    if (v->bad_count) {
+    /* outside the suite's envelope: the first admissible reading whose envelope holds it */
+    for (r = 1; v->bad_count && r < e->reading_count; ++r) {
+        uint64_t first;
+        uint32_t index[DMLCONF_MAX_DIMS];
+        if (!count_bad(s, &e->models[r][e->model_count[r] - 1], &first, index))
+            break;
+    }
+    if (v->bad_count && r >= e->reading_count) {
         v->status = DMLCONF_FAIL;
         describe(s, legal, v, relation);
+        if (e->reading_count > 1) {
+            size_t used = strlen(v->message);
+            snprintf(v->message + used, sizeof v->message - used, "; nor does it fit any of "
+                     "the %" PRIu32 " other admissible readings of this open region",
+                     e->reading_count - 1);
+        }
         return v->status;
     }
-    if (e->model_count == 2) {
-        v->bad_count = count_bad(s, &e->models[0], &v->first_bad, v->first_index);
+    if (!v->bad_count)
+        r = 0;
+    legal = &e->models[r][e->model_count[r] - 1];
+    strict = &e->models[r][0];
+    prefix[0] = 0;
+    if (r)
+        snprintf(prefix, sizeof prefix, "follows an admissible reading of an open region, "
+                 "not the suite's own: %.*s; ", shown(strict->rule_length), strict->rule);
+    if (e->model_count[r] == 2) {
+        v->bad_count = count_bad(s, strict, &v->first_bad, v->first_index);
         if (v->bad_count) {
+            char more[700];
             v->status = DMLCONF_QUALITY_WARNING;
-            snprintf(prefix, sizeof prefix,
-                     "%sinside the legal envelope (%.*s), outside the strict reading: ",
-                     relation, shown(legal->rule_length), legal->rule);
-            describe(s, &e->models[0], v, prefix);
+            snprintf(more, sizeof more,
+                     "%s%sinside the legal envelope (%.*s), outside the strict reading: ",
+                     relation, prefix, shown(legal->rule_length), legal->rule);
+            describe(s, strict, v, more);
             return v->status;
         }
     }
+    v->bad_count = 0;
     v->status = DMLCONF_PASS;
-    snprintf(v->message, sizeof v->message, "%s%.*s: all %" PRIu64 " elements pass (%.*s)",
-             relation, shown(e->name_length), e->name, e->tensor.element_count,
-             shown(e->models[0].rule_length), e->models[0].rule);
+    snprintf(v->message, sizeof v->message, "%s%s%.*s: all %" PRIu64 " elements pass (%.*s)",
+             relation, prefix, shown(e->name_length), e->name, e->tensor.element_count,
+             shown(strict->rule_length), strict->rule);
     return v->status;
 }
 

@@ -34,6 +34,8 @@ typedef enum dmlconf_status {
 } dmlconf_status;
 
 #define DMLCONF_MAX_DIMS 8
+/* The most admissible readings an open region's file holds besides the suite's own. */
+#define DMLCONF_MAX_READINGS 16
 #define DMLCONF_MESSAGE_SIZE 1024
 
 /* A DML_BUFFER_TENSOR_DESC as the checker reads the buffer: element strides are the

@@ -16,7 +16,7 @@ C_FOLDER = Path(__file__).resolve().parents[1]
 ROOT = C_FOLDER.parents[2]
 #: The committed seed corpus (in the source tree; an installed package makes one, --make-corpus).
 CORPUS = ROOT / "tests" / "export" / "checker_corpus"
-MAGIC = b"DMLCEXP1"
+MAGIC = b"DMLCEXP2"
 #: DML_TENSOR_DATA_TYPE -> (name, element size), as the reader knows them.
 DATA_TYPES = {1: ("float32", 4), 2: ("float16", 2), 3: ("uint32", 4), 4: ("uint16", 2),
               5: ("uint8", 1), 6: ("int32", 4), 7: ("int16", 2), 8: ("int8", 1),
@@ -120,15 +120,20 @@ def layout(data: bytes) -> Layout:
                 else:
                     skip(4)
         skip(number("fill count", 4))
-        models = number("model count", 4)
-        for m in range(min(models, 2)):
-            kind = number(f"model{m}.kind", 4)
-            number(f"model{m}.any_nan", 4)
-            skip(number(f"model{m}.rule length", 4))
-            skip(number(f"model{m}.arrays", 4) * count * size)
-            if kind == 2:
-                for name, width in (("centers", 8), ("bounds", 8), ("nan_ok", 1)):
-                    skip(number(f"model{m}.{name} count", 8) * width)
+
+        def models(prefix: str) -> None:
+            for m in range(min(number(f"{prefix}model count", 4), 2)):
+                kind = number(f"{prefix}model{m}.kind", 4)
+                number(f"{prefix}model{m}.any_nan", 4)
+                skip(number(f"{prefix}model{m}.rule length", 4))
+                skip(number(f"{prefix}model{m}.arrays", 4) * count * size)
+                if kind == 2:
+                    for name, width in (("centers", 8), ("bounds", 8), ("nan_ok", 1)):
+                        skip(number(f"{prefix}model{m}.{name} count", 8) * width)
+
+        models("")
+        for r in range(min(number("reading count", 4), 16)):
+            models(f"reading{r}.")
         complete = pos == len(data)
     except _EndError:
         pass
@@ -187,6 +192,8 @@ def _seed_class(expect: bytes) -> str:
         if kind == "within" and value(f"model{m}.nan_ok count"):
             kind += "_nan_ok"
         words.append(kind)
+    if fields.get("reading count") and value("reading count"):
+        words.append("readings")
     if side == "left" and fields.get("take count") and value("take count"):
         words.append("take")
     if value(f"{side}.total_size") > count * size:
