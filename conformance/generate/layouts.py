@@ -46,6 +46,27 @@ def _broadcast(sizes: list[int]) -> list[int]:
     return [0, w, 0, 1] if c > 1 else [0, 0, 0, 1]
 
 
+#: The other broadcast inputs: stride 0 on these dimensions (N, C, H, W = 0..3), packed over the
+#: others, so that each slice has ten broadcast cases (issue 25's floor), not one.
+BROADCASTS: dict[str, tuple[int, ...]] = {
+    "w": (3,), "h": (2,), "c": (1,), "nc": (0, 1), "hw": (2, 3), "cw": (1, 3), "nhw": (0, 2, 3),
+    "ch": (1, 2)}
+#: TotalTensorSizeInBytes above the minimum by these bytes (input, output; 0: the minimum): a
+#: few bytes, and enough that a reader taking the row pitch from the total size misaddresses.
+TOTALS: dict[str, tuple[int, int]] = {
+    "input": (2048, 0), "output": (0, 2048), "input-256": (256, 0), "output-256": (0, 256),
+    "4": (4, 4), "100": (100, 100), "1000": (1000, 1000), "4096": (4096, 4096)}
+
+
+def _broadcast_on(sizes: list[int], dims: tuple[int, ...]) -> list[int]:
+    """Stride 0 on dims, the packed strides of the other dimensions elsewhere."""
+    strides, step = [0] * len(sizes), 1
+    for d in reversed(range(len(sizes))):
+        if d not in dims:
+            strides[d], step = step, step * sizes[d]
+    return strides
+
+
 LAYOUTS: dict[str, Callable[[list[int]], list[int]]] = {
     "padded": padded_strides,
     "nhwc": nhwc_strides,
@@ -64,6 +85,10 @@ def _variants(sizes_in: list[int], sizes_out: list[int]
     out.append(("both-padded", {"Strides": padded_strides(sizes_in)},
                 {"Strides": padded_strides(sizes_out)}))
     out.append(("total-above-minimum", {"extra": 64}, {"extra": 36}))
+    out += [(f"input-broadcast-{name}", {"Strides": _broadcast_on(sizes_in, dims)}, {})
+            for name, dims in BROADCASTS.items()]
+    out += [(f"total-above-minimum-{name}", {"extra": a} if a else {}, {"extra": b} if b else {})
+            for name, (a, b) in TOTALS.items()]
     return out
 
 

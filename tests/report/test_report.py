@@ -568,23 +568,23 @@ def test_a_level_all_not_supported_is_not_claimed_in_every_report() -> None:
     words = present.verdict_words(typed(doc))
     reasons = present.unclaimed_reasons(typed(doc))
     assert sorted(reasons) == ["1_0", "2_0"]  # the levels it claims nothing of
-    assert reasons["1_0"] == [("the backend does not implement DEPTH_TO_SPACE", 18),
-                              ("the backend does not implement SPACE_TO_DEPTH", 18)]
+    assert reasons["1_0"] == [("the backend does not implement DEPTH_TO_SPACE", 50),
+                              ("the backend does not implement SPACE_TO_DEPTH", 50)]
     assert words["1_0"] == ("not claimed: the backend does not implement DEPTH_TO_SPACE "
-                            "(18 cases); the backend does not implement SPACE_TO_DEPTH (18 cases)")
+                            "(50 cases); the backend does not implement SPACE_TO_DEPTH (50 cases)")
     assert words["2_1"] == "NOT conformant"
     assert present.verdict_lines(typed(doc))["1_0"] == (
-        "not claimed (36 mandatory cases, all NOT_SUPPORTED): the backend does not implement "
-        "DEPTH_TO_SPACE (18 cases); the backend does not implement SPACE_TO_DEPTH (18 cases)")
+        "not claimed (100 mandatory cases, all NOT_SUPPORTED): the backend does not implement "
+        "DEPTH_TO_SPACE (50 cases); the backend does not implement SPACE_TO_DEPTH (50 cases)")
     assert present.verdict_lines(typed(doc))["2_1"].startswith(
-        "NOT conformant (43/378 mandatory cases pass; FAIL 2, ERROR 0, NOT_SUPPORTED 333")
+        "NOT conformant (107/1018 mandatory cases pass; FAIL 2, ERROR 0, NOT_SUPPORTED 909")
     props = {p.get("name"): p.get("value") for p in parse(report.render_junit(
         typed(doc))).findall("testsuite/properties/property")}
     assert props["verdict.1_0"] == words["1_0"] and props["verdict.2_0"] == words["2_0"]
     assert props["verdict.2_1"] == "NOT conformant"
     md = report.render_markdown(typed(doc))
-    assert f"| 1_0 | {common.md_cell(words['1_0'], 400)} | 36 | 0 | 0 | 0 | 0 | 0 | 36 |" in md
-    assert "| 2_1 | NOT conformant | 378 |" in md
+    assert f"| 1_0 | {common.md_cell(words['1_0'], 400)} | 100 | 0 | 0 | 0 | 0 | 0 | 100 |" in md
+    assert "| 2_1 | NOT conformant | 1018 |" in md
 
 
 def test_not_claimed_words_without_the_results_and_with_many_reasons() -> None:

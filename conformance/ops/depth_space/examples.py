@@ -38,6 +38,13 @@ ALL_TYPES = tuple(DataType)
 ORDERS = ("DEPTH_COLUMN_ROW", "COLUMN_ROW_DEPTH")
 F32, F16, U8, I64 = DataType.FLOAT32, DataType.FLOAT16, DataType.UINT8, DataType.INT64
 
+#: The bitlevel family's calls: (BlockSize, the depth side's sizes [N, C, H, W]); every one has
+#: at least as many elements as there are special values of a type, so each case holds them all.
+BITLEVEL: tuple[tuple[int, list[int]], ...] = (
+    (2, [2, 4, 3, 2]), (1, [1, 3, 4, 5]), (2, [1, 8, 2, 3]), (3, [1, 9, 2, 2]),
+    (4, [1, 16, 2, 1]), (2, [3, 4, 2, 2]), (3, [2, 18, 1, 2]), (2, [1, 12, 3, 1]),
+    (5, [1, 25, 1, 1]), (2, [1, 4, 5, 3]))
+
 #: The layouts family's call per operator: (input sizes, output sizes, attributes).
 LAYOUTS: dict[str, tuple[list[int], list[int], dict[str, Any]]] = {
     "DEPTH_TO_SPACE": ([2, 4, 3, 5], [2, 1, 6, 10], {"BlockSize": 2}),
@@ -177,13 +184,21 @@ class DepthSpaceExamples(Examples):
         return (Citation(self.spec.page, "Description (copies the input)"), notes("3"))
 
     def bitlevel_examples(self) -> Sequence[ExampleCall]:
-        """BlockSize 2 in each Order, every data type."""
-        forms = self._forms([2, 4, 3, 2], [2, 1, 6, 4])
-        return [ExampleCall(forms, self._block_attributes(2, order),
-                            slug=order.lower().replace("_", "-") if order else "",
-                            operator=self.spec.name, data_types=ALL_TYPES,
-                            cites=self._copies())
-                for order in (ORDERS if self.ordered else (None,))]
+        """Every data type, in each Order, ten block sizes and shapes (BITLEVEL): a reading
+        that changes a special value is caught by ten cases of each slice (issue 25's floor),
+        not one."""
+        out = []
+        for order in (ORDERS if self.ordered else (None,)):
+            base = order.lower().replace("_", "-") if order else ""
+            for k, (block, depth) in enumerate(BITLEVEL):
+                n, c, h, w = depth
+                forms = self._forms(depth, [n, c // (block * block), h * block, w * block])
+                shape = f"b{block}-{n}x{c}x{h}x{w}"
+                slug = base if k == 0 else "/".join(p for p in (base, shape) if p)
+                out.append(ExampleCall(forms, self._block_attributes(block, order), slug=slug,
+                                       operator=self.spec.name, data_types=ALL_TYPES,
+                                       cites=self._copies()))
+        return out
 
     def draw_call(self, pick: Pick, selecting: bool = False) -> ExampleCall:
         """Any data type, BlockSize 1 to 4, batch, channels, height and width (every call

@@ -54,7 +54,7 @@ DIRECTION = "DECREASING"
 SCALES = (2.0, 0.5, 1.5, 0.75, 3.0, 0.33333334, 1.25)
 OFFSETS: tuple[Pair, ...] = ((0.0, 0.0), (0.5, -0.5), (0.25, 0.1), (-0.3, 0.7))
 TABLE_SIZES = (2, 3, 2, 3, 2)  # leading sizes of a 1..5-dimension input of the tables family
-LAYOUT_TYPES = (F32, F16, U8)
+LAYOUT_TYPES = (F32, F16, U8, I8)
 #: The layouts family's call of an operator with implied offsets (RESAMPLE) and of those that
 #: state them: (input sizes, output sizes, attributes).
 LAYOUTS = {
@@ -234,8 +234,8 @@ class ResampleExamples(Examples):
         return out
 
     def layout_examples(self) -> Sequence[ExampleCall]:
-        """Each mode (nearest in each RoundingDirection) on the types of FLOAT32, FLOAT16 and
-        UINT8 (scaled on every dimension, stated offsets arbitrary); with Antialiased, H and W
+        """Each mode (nearest in each RoundingDirection) on the types of FLOAT32, FLOAT16, UINT8
+        and INT8 (scaled on every dimension, stated offsets arbitrary); with Antialiased, H and W
         stretched by 4 (12 -> 2 each) too."""
         inp, outp, attrs = LAYOUTS["RESAMPLE1" if self.spec.states_offsets else "RESAMPLE"]
         out = [ExampleCall({"InputTensor": inp, "OutputTensor": outp},

@@ -190,6 +190,22 @@ def _scales(operator: str, data_type: DataType) -> list[dict]:
                 spec=[cite(page(operator), "Scales"), cite(page(operator), "InterpolationMode"),
                       cite("NOTES", "4")],
                 tags=["scales", AXES[axis]], what=f"{AXES[axis]} scaled by {scale}"))
+    # LINEAR once more with every scale on an outer dimension (channel, batch in turn): a
+    # bilinear-only implementation is caught by ten cases of each slice (issue 25's floor)
+    for k, scale in enumerate(SCALES):
+        size, axis = (3 if scale >= 1 else 5), (1, 0)[k % 2]
+        pair = _pair_for(operator, "LINEAR", axis, size, natural(size, scale), scale)
+        if pair is None:
+            continue
+        in_sizes, out_sizes, scales, pairs = _one_axis(axis, size, natural(size, scale), scale,
+                                                       pair)
+        cid = (f"generated/sampling/{operator.lower()}/{data_type.name.lower()}/linear/outer/"
+               f"scale-{scale}/{AXES[axis]}")
+        out.append(single(
+            operator, "LINEAR", data_type, cid, in_sizes, out_sizes, scales, pairs,
+            spec=[cite(page(operator), "Scales"), cite(page(operator), "InterpolationMode"),
+                  cite("NOTES", "4")],
+            tags=["scales", "outer", AXES[axis]], what=f"{AXES[axis]} scaled by {scale}"))
     return out
 
 

@@ -159,7 +159,11 @@ THRESHOLD = ((0.75, False, "1/Scale 1.33 <= 2: LINEAR"),
              (0.5, True, "1/Scale 2: not above 2, within float32 rounding of it"),
              (0.49, True, "1/Scale 2.04 > 2: stretched by a stretch whose weights do not sum "
                           "to it"),
-             (0.4, True, "1/Scale 2.5: stretched, weights summing to 2.4 to 2.6"))
+             (0.4, True, "1/Scale 2.5: stretched, weights summing to 2.4 to 2.6"),
+             # ten LINEAR ones in all, so that stretching below the threshold FAILs ten cases of
+             # each slice (issue 25's floor)
+             *((s, False, f"1/Scale {1 / s:.3g} <= 2: LINEAR")
+               for s in (0.9, 0.8, 0.7, 0.65, 0.55, 0.52, 0.505)))
 
 
 def _threshold(data_type: DataType) -> list[dict]:
@@ -203,7 +207,23 @@ def _conditions(data_type: DataType) -> list[dict]:
                           what=f"width stretched by {stretch}, half-pixel offsets (ONNX's "
                                "coordinate): the filters at both ends reach beyond the input",
                           tags=["half-pixel"]))
+    # more of the edges' open region: ten cases per slice whose filters reach past an edge
+    for stretch, axis in EDGES:
+        out.append(single(f"generated/antialias/{name}/half-pixel/stretch-{stretch}/"
+                          f"{AXES[axis]}", data_type, *_half_pixel(_one(axis, stretch)),
+                          silent=True, what=f"{AXES[axis]} stretched by {stretch}, half-pixel "
+                                            "offsets: the filters at both ends reach beyond "
+                                            "the input", tags=["half-pixel", AXES[axis]]))
+    sizes, outs, scales, _ = _one(3, 4)
+    out.append(single(f"generated/antialias/{name}/asymmetric/stretch-4", data_type, sizes,
+                      outs, scales, [(0.0, 0.0)] * 4, silent=True,
+                      what="width stretched by 4, offsets 0: the first filter reaches before "
+                           "the input", tags=["asymmetric"]))
     return out
+
+
+#: (stretch, dimension) of the further half-pixel calls, whose filters reach past both edges.
+EDGES = ((5, 3), (8, 3), (6, 3), (3, 2), (4, 2), (5, 2), (4, 1))
 
 
 def files() -> dict[str, list[dict]]:
