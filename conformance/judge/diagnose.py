@@ -9,7 +9,10 @@ explain() is called by the harness on a FAIL, with the input bytes the backend s
     output is itself wrong, names the reading;
 (b) for data movement and nearest selection (outputs judged bit-exact or one-of), the first
     wrong elements are traced: the operator's reference run on an index tensor gives the input
-    each output element should copy, and the input is searched for the bits the backend wrote.
+    each output element should copy, and the input is searched for the bits the backend wrote;
+    for computed outputs (linear, antialiased), the operator says what each first wrong
+    element's value is consistent with (OperatorSpec.consistent_with: the range of its taps,
+    the weight and coordinate that would give it).
 
 The work is bounded: nothing is run for outputs above MAX_ELEMENTS elements, and at most
 TRACED wrong elements are traced.
@@ -126,6 +129,24 @@ def trace(call: OperatorCall, input_buffers: Mapping[str, np.ndarray], fill: int
     return lines
 
 
+def weigh(call: OperatorCall, input_buffers: Mapping[str, np.ndarray], got: np.ndarray,
+          bad: np.ndarray) -> list[str]:
+    """'[0,0,0,1] holds -125: -125 lies outside 1 .. 9, the range of the 4 inputs its taps
+    read ...' for the first wrong elements of a computed OutputTensor (linear, antialiased),
+    from the operator's consistent_with."""
+    spec = ops.get(call.operator)
+    if spec.inputs != ["InputTensor"]:
+        return []
+    x = read_tensor(call.tensors["InputTensor"], input_buffers["InputTensor"])
+    lines = []
+    for index in np.argwhere(bad)[:TRACED]:
+        idx = tuple(int(i) for i in index)
+        said = spec.consistent_with(call, x, idx, float(got[idx]))
+        if said:
+            lines.append(f"{_show(idx)} holds {compare.format_value(got[idx])}: {said}")
+    return lines
+
+
 def explain(call: OperatorCall, input_buffers: Mapping[str, np.ndarray], fill: int,
             got: Mapping[str, np.ndarray], expected: Mapping[str, Expected]
             ) -> dict[str, Any] | None:
@@ -145,10 +166,11 @@ def explain(call: OperatorCall, input_buffers: Mapping[str, np.ndarray], fill: i
     traced: list[str] = []
     if "OutputTensor" in got and "OutputTensor" in expected:
         env = expected["OutputTensor"].envelope
-        if env.kind != "within":
-            bad = compare.mismatches(got["OutputTensor"], env)
-            if bad.any():
-                traced = trace(call, input_buffers, fill, got["OutputTensor"], bad)
+        bad = compare.mismatches(got["OutputTensor"], env)
+        if bad.any():
+            traced = (trace(call, input_buffers, fill, got["OutputTensor"], bad)
+                      if env.kind != "within" else
+                      weigh(call, input_buffers, got["OutputTensor"], bad))
     if traced:
         text = (text + ". " if text else "no catalogued misreading matches. ") + \
             "Wrong elements: " + "; ".join(traced)

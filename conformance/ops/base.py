@@ -294,6 +294,14 @@ class OperatorSpec(ABC):
         Default: True, as the default expected() is bit-exact data movement."""
         return True
 
+    def consistent_with(self, call: OperatorCall, x: np.ndarray, index: tuple[int, ...],
+                        value: float) -> str | None:
+        """For a computed output element the judge found wrong: which inputs and weights its
+        value is consistent with, in words a reader acts on (the diagnosis of an output with
+        no catalogued misreading); None where the operator has nothing to say. x: the logical
+        input. Default: None (data movement is traced to its source element instead)."""
+        return None
+
     def capability_gap(self, call: OperatorCall, capabilities: Any) -> str | None:
         """Why a backend's declared capabilities (a backends Capabilities) exclude this valid
         call beyond its operator and data types, which the runner checks itself: a sentence

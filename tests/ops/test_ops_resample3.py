@@ -454,3 +454,40 @@ def test_the_spec_enumerates_the_open_regions_readings_and_fails_zeros_beyond_th
     assert judge(zero, expect(R3, edges, POWERS)).status == "FAIL"
     # Where the page decides every output there is no other reading.
     assert not expect(R3, make(R3, **SYMMETRIC), POWERS).readings
+
+
+def test_a_wrong_linear_element_says_what_its_value_is_consistent_with():
+    """Issue 25: a linear FAIL without a catalogued reading still points at the cause: the weight
+    and coordinate that give the value, or, outside the range of its taps, that no weighting
+    of them can (as INT8 bytes read as UINT8 give)."""
+    x = np.arange(1, 9, dtype=np.float32).reshape(1, 1, 2, 4) * 10  # 10 .. 80
+    # RESAMPLE2 LINEAR, width 4 -> 8 at Scale 2, half-pixel: output 3 reads c = 1.25 (t 0.25)
+    call = make(R2, [1, 1, 2, 4], [1, 1, 2, 8], scales=[1, 1, 1, 2], in_off=[0.5] * 4,
+                out_off=[-0.5] * 4)
+    said = R2.consistent_with(call, x, (0, 0, 0, 3), 27.5)  # 20 + 0.75 * 10: t 0.75
+    assert "along dimension 3, the weight 0.75 on input index 2 (expected 0.25)" in said
+    assert "the coordinate 1.75 instead of 1.25" in said
+    outside = R2.consistent_with(call, x, (0, 0, 0, 3), -125.0)
+    assert outside.startswith("-125 lies outside 20 .. 30, the range of the 2 inputs")
+    # antialiased: the range of the filter's taps
+    wide = make(R3, [12], [3], scales=[0.25], in_off=[-3.5])
+    assert R3.consistent_with(wide, POWERS, (0,), 5000.0).startswith("5000 lies outside 1 ..")
+    assert R2.consistent_with(make(R2, [4], [8], mode="NEAREST_NEIGHBOR", scales=[2]),
+                              x.ravel()[:4], (3,), 1.0) is None
+
+
+def test_the_diagnosis_of_an_uncatalogued_linear_fail_names_the_weight():
+    from conformance.judge import diagnose
+
+    x = np.arange(1, 9, dtype=np.float32).reshape(1, 1, 2, 4) * 10
+    call = make(R2, [1, 1, 2, 4], [1, 1, 2, 8], scales=[1, 1, 1, 2], in_off=[0.5] * 4,
+                out_off=[-0.5] * 4)
+    exp = expect(R2, call, x)
+    got = exp.values.copy()
+    got[0, 0, 0, 3] = 27.5
+    found = diagnose.explain(call, {"InputTensor": x.view(np.uint8).ravel()}, 0xCD,
+                             {"OutputTensor": got}, {"OutputTensor": exp})
+    assert found is not None and found["readings"] == []
+    assert "Wrong elements: [0,0,0,3] holds 27.5: it is consistent with " in found["text"]
+    assert "along dimension 3, the weight 0.75 on input index 2 (expected 0.25): the " \
+           "coordinate 1.75 instead of 1.25" in found["text"], found["text"]

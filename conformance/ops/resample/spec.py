@@ -48,6 +48,7 @@ from conformance.ops.resample.antialias import (
     Axis,
     Reading,
     antialiased,
+    filter_weights,
     readings,
     silences,
     stretch,
@@ -66,6 +67,7 @@ from conformance.ops.resample.sampling import (
     NearestRounding,
     coordinates,
     legal_coordinate_error,
+    linear_taps,
     resampled,
     unclamped,
 )
@@ -217,6 +219,67 @@ class ResampleFamily(OperatorSpec):
     def selects_elements(self, call: OperatorCall) -> bool:
         """Nearest-neighbour sampling selects input elements; linear computes its outputs."""
         return call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR"
+
+    def consistent_with(self, call: OperatorCall, x: np.ndarray, index: tuple[int, ...],
+                        value: float) -> str | None:
+        """For a wrong LINEAR (or antialiased) element: the range of the inputs its expected
+        taps read, when the value lies outside it (no weighted average of them: weights
+        outside [0, 1], the bytes read as another type, or other elements); else, per
+        dimension, the weight on its second tap that gives the value with the other
+        dimensions' weights as expected, and the coordinate that weight means."""
+        if call.attributes["InterpolationMode"] != "LINEAR":
+            return None
+        taps, weights, coords = [], [], []
+        filters = self.antialias_axes(call)
+        if filters is not None:
+            for d, axis in enumerate(filters):
+                t, w, _, _ = filter_weights(axis)
+                keep = w[index[d]] > 0
+                taps.append(t[index[d]][keep])
+                weights.append(w[index[d]][keep])
+                coords.append(float(axis.c[index[d]]))
+        else:
+            for d, (c, _) in enumerate(self.axes(call, x.shape)):
+                i0, i1, t = linear_taps(c, x.shape[d])
+                k = index[d]
+                pair = [int(i0[k]), int(i1[k])] if i1[k] != i0[k] else [int(i0[k])]
+                taps.append(np.array(pair))
+                weights.append(np.array([1 - t[k], t[k]][:len(pair)]))
+                coords.append(float(c[k]))
+        block = x[np.ix_(*taps)].astype(np.float64)
+        read = [t[w > 0] for t, w in zip(taps, weights, strict=True)]  # the taps weighed in
+        inside = x[np.ix_(*read)].astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            lo, hi = float(np.nanmin(inside)), float(np.nanmax(inside))
+        first = [int(t[0]) for t in read]
+        last = [int(t[-1]) for t in read]
+        slack = 1.0 if np.issubdtype(x.dtype, np.integer) else 1e-6 * max(abs(lo), abs(hi))
+        if not (np.isfinite(value) and lo - slack <= value <= hi + slack):
+            return (f"{value:g} lies outside {lo:g} .. {hi:g}, the range of the {inside.size} "
+                    f"inputs its taps read ({first} .. {last}): no weighted average of them "
+                    "(weights outside [0, 1], the bytes read as another type, or other elements)")
+        said = []
+        for d in range(x.ndim):
+            if len(taps[d]) != 2:
+                continue
+            sides = []
+            for k in range(2):
+                part = block.take([k], axis=d)
+                for e in range(x.ndim):
+                    if e != d:
+                        shape = [-1 if j == e else 1 for j in range(x.ndim)]
+                        part = part * weights[e].reshape(shape)
+                sides.append(float(part.sum()))
+            if sides[0] == sides[1]:
+                continue
+            share = (value - sides[0]) / (sides[1] - sides[0])
+            if 0.0 <= share <= 1.0 and abs(share - weights[d][1]) > 1e-6:
+                said.append(f"along dimension {d}, the weight {share:.4g} on input index "
+                            f"{int(taps[d][1])} (expected {weights[d][1]:.4g}): the coordinate "
+                            f"{int(taps[d][0]) + share:.6g} instead of {coords[d]:.6g}")
+        if not said:
+            return None
+        return "it is consistent with " + "; or ".join(said)
 
     def capability_gap(self, call: OperatorCall, capabilities: Any) -> str | None:
         """A backend that takes some pixel offset pairs only (Capabilities.offset_pairs, e.g.
