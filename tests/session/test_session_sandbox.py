@@ -219,6 +219,7 @@ def test_a_certification_without_the_sandbox_reads_no_journal(
     assert "--certify --resume reads the journal" in capsys.readouterr().err
 
 
+@pytest.mark.certification  # two `dmlconf certify` runs of numpy: 20 s, CI's own step
 def test_dmlconf_certify_refuses_without_the_sandbox_unless_told(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
