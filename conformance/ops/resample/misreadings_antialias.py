@@ -97,34 +97,32 @@ def _rescaled(factor: Callable[[Axis], np.ndarray]) -> Compute:
     return compute
 
 
-def _edges_excluded(call: OperatorCall, x: np.ndarray) -> np.ndarray:
-    """Taps beyond the edge dropped and the others renormalised, in the stretched dimensions:
-    the suite's filter on the input padded with zeros there, divided by the same filter on a
-    mask of ones padded alike (the sums of the weights inside)."""
-    axes = SPEC.antialias_axes(call)
-    if axes is None:
-        return right(call, x)
+def _zero_padded(axes: list[Axis], values: np.ndarray) -> np.ndarray:
+    """The suite's filter (weights divided by the whole window's sum) on values padded with
+    zeros in the stretched dimensions: every tap beyond an edge reads 0."""
     pad = [int(np.ceil(a.f)) + 1 if a.stretched else 0 for a in axes]
     shifted = [replace(a, c=a.c + p, size=a.size + 2 * p) for a, p in zip(axes, pad, strict=True)]
     with np.errstate(all="ignore"):
-        inside = _center(antialiased(np.pad(np.ones(x.shape), [(p, p) for p in pad]), shifted))
-        total = _center(antialiased(np.pad(x.astype(np.float64), [(p, p) for p in pad]),
-                                    shifted))
-    return _to_type(total / inside, x.dtype)
+        return _center(antialiased(np.pad(values.astype(np.float64), [(p, p) for p in pad]),
+                                   shifted))
+
+
+def _edges_excluded(call: OperatorCall, x: np.ndarray) -> np.ndarray:
+    """Taps beyond the edge dropped and the others renormalised, in the stretched dimensions:
+    the zero-padded filter on the input divided by the same filter on ones (the sums of the
+    weights inside)."""
+    axes = SPEC.antialias_axes(call)
+    if axes is None:
+        return right(call, x)
+    with np.errstate(all="ignore"):
+        return _to_type(_zero_padded(axes, x) / _zero_padded(axes, np.ones(x.shape)), x.dtype)
 
 
 def _zero_edges(call: OperatorCall, x: np.ndarray) -> np.ndarray:
     """Taps beyond the edge read as zero, the weights still divided by the sum over the whole
-    window: the suite's filter on the input padded with zeros in the stretched dimensions."""
+    window."""
     axes = SPEC.antialias_axes(call)
-    if axes is None:
-        return right(call, x)
-    pad = [int(np.ceil(a.f)) + 1 if a.stretched else 0 for a in axes]
-    shifted = [replace(a, c=a.c + p, size=a.size + 2 * p) for a, p in zip(axes, pad, strict=True)]
-    with np.errstate(all="ignore"):
-        total = _center(antialiased(np.pad(x.astype(np.float64), [(p, p) for p in pad]),
-                                    shifted))
-    return _to_type(total, x.dtype)
+    return right(call, x) if axes is None else _to_type(_zero_padded(axes, x), x.dtype)
 
 
 def _per_operator(call: OperatorCall, x: np.ndarray) -> np.ndarray:
