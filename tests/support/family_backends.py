@@ -125,19 +125,22 @@ class IgnoresStridesBackend(NumpyReferenceBackend):
             buffer[:n] = image[:n]
 
 
-class HalvesToEvenBackend(NumpyReferenceBackend):
-    """Nearest-neighbour resampling (RESAMPLE and RESAMPLE1) with the index rint(c), halves to
-    even, where the suite's reading is floor(c + 0.5); c comes from the spec's own coordinates()
-    (conformance.ops.resample). The two differ only at exact ties, an open region (spec-notes
-    §4) where every case accepts either neighbour; the equivalence family's ambiguous tie
-    relations (bit equality with RESAMPLE2 DECREASING) FAIL without deciding the exit status.
-    LINEAR is right."""
+class _NearestIndexBackend(NumpyReferenceBackend):
+    """Nearest-neighbour resampling of `operators` with index(c, InputSize) in place of the
+    spec's rounding, where applies(call); c comes from the spec's own coordinates()
+    (conformance.ops.resample). Every other call is the reference's."""
 
-    name = "family-halves-to-even"
+    operators: ClassVar[tuple[str, ...]] = ()
+
+    def applies(self, call: OperatorCall) -> bool:
+        return (call.operator in self.operators
+                and call.attributes["InterpolationMode"] == "NEAREST_NEIGHBOR")
+
+    def index(self, c: np.ndarray, size: int) -> np.ndarray:
+        raise NotImplementedError
 
     def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
-        if (call.operator not in ("RESAMPLE", "RESAMPLE1")
-                or call.attributes["InterpolationMode"] != "NEAREST_NEIGHBOR"):
+        if not self.applies(call):
             super().execute(call, bindings)
             return
         self.create_operator(call)
@@ -145,35 +148,39 @@ class HalvesToEvenBackend(NumpyReferenceBackend):
         x = read_tensor(call.tensors["InputTensor"], bindings["InputTensor"])
         out = call.tensors["OutputTensor"]
         in_off, out_off = spec.offsets(call)
-        index = [np.rint(coordinates(o, i, s, a, b)[0]).astype(np.int64)
+        index = [self.index(coordinates(o, i, s, a, b)[0], i).astype(np.int64)
                  for o, i, s, a, b in zip(out.sizes, x.shape, float32(call.attributes["Scales"]),
                                           in_off, out_off, strict=True)]
         write_tensor(out, bindings["OutputTensor"], x[np.ix_(*index)])
 
 
-class MarginCeilBackend(NumpyReferenceBackend):
+class HalvesToEvenBackend(_NearestIndexBackend):
+    """Nearest-neighbour resampling (RESAMPLE and RESAMPLE1) with the index rint(c), halves to
+    even, where the suite's reading is floor(c + 0.5). The two differ only at exact ties, an open
+    region (spec-notes §4) where every case accepts either neighbour; the equivalence family's
+    ambiguous tie relations (bit equality with RESAMPLE2 DECREASING) FAIL without deciding the
+    exit status. LINEAR is right."""
+
+    name = "family-halves-to-even"
+    operators = ("RESAMPLE", "RESAMPLE1")
+
+    def index(self, c: np.ndarray, size: int) -> np.ndarray:
+        return np.rint(c)
+
+
+class MarginCeilBackend(_NearestIndexBackend):
     """RESAMPLE2 (and RESAMPLE3) nearest INCREASING computed as trunc(c + 0.999) instead of
     ceil(c): right everywhere but where the coordinate's fraction is above 0 and below 0.001
     (issue 25's bug that no case could see before the boundaries family)."""
 
     name = "family-margin-ceil"
+    operators = ("RESAMPLE2", "RESAMPLE3")
 
-    def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
-        if (call.operator not in ("RESAMPLE2", "RESAMPLE3")
-                or call.attributes["InterpolationMode"] != "NEAREST_NEIGHBOR"
-                or call.attributes["RoundingDirection"] != "INCREASING"):
-            super().execute(call, bindings)
-            return
-        self.create_operator(call)
-        spec = ops.get(call.operator)
-        x = read_tensor(call.tensors["InputTensor"], bindings["InputTensor"])
-        out = call.tensors["OutputTensor"]
-        in_off, out_off = spec.offsets(call)
-        index = [np.minimum(np.trunc(coordinates(o, i, s, a, b)[0] + 0.999), i - 1).astype(
-                     np.int64)
-                 for o, i, s, a, b in zip(out.sizes, x.shape, float32(call.attributes["Scales"]),
-                                          in_off, out_off, strict=True)]
-        write_tensor(out, bindings["OutputTensor"], x[np.ix_(*index)])
+    def applies(self, call: OperatorCall) -> bool:
+        return super().applies(call) and call.attributes["RoundingDirection"] == "INCREASING"
+
+    def index(self, c: np.ndarray, size: int) -> np.ndarray:
+        return np.minimum(np.trunc(c + 0.999), size - 1)
 
 
 class AcceptsInt32ResampleBackend(NumpyReferenceBackend):
