@@ -7,6 +7,11 @@ on it: the sizes that break a desc rule, a call of too many elements, and its ow
 alone (breaking_sizes, too_many_elements, breaking_rules). The desc rules every operator shares are
 broken here.
 
+Each mandatory rule is broken in at least TARGET cases per operator (issue 25's kill floor: a
+backend that skips one rule must FAIL ten cases of every slice it claims): the example call,
+then the same breakage on the example rebased to each data type the operator takes at its
+introduction level and to other batch sizes (rebase), round-robin over the rule's variants.
+
 Rules that are readings rather than sentences of the spec (the output-overlap rule, which count
 the 2^32 - 1 limit applies to, and the operators' own readings), and a rule the spec states for
 bound buffers that real DirectML does not enforce on the desc (the DWORD size, spec-notes §9),
@@ -43,6 +48,12 @@ READING_DWORD = ("NOTES §2 and §9: the helper-functions page requires bound bu
                  "multiples in size, but says nothing of refusing such a desc, and real DirectML "
                  "(the torch-directml 0.2.5 runtime) accepts it at CreateOperator and "
                  "CompileOperator and runs it; the suite reads the rule as a refusal")
+
+
+#: Cases per mandatory rule and operator (conformance/generate/kill_floor.py holds the floor).
+TARGET = 10
+#: The batch sizes the rebased calls take (the example's N is 1).
+BATCHES = tuple(range(1, TARGET + 1))
 
 
 def _min(d: dict[str, Any]) -> int:
@@ -82,7 +93,9 @@ def variants(spec: OperatorSpec) -> list[tuple[str, str, Change, str | None, dic
         ("too-many-elements", "desc.too_many_elements", examples.too_many_elements,
          READING_COUNT),
         ("mixed-data-types", "operator.same_data_type",
-         set_fields("OutputTensor", DataType=DataType.FLOAT16.name), None))]
+         set_fields("OutputTensor", DataType=DataType.FLOAT16.name), None),
+        ("mixed-data-types-input", "operator.same_data_type",
+         set_fields("InputTensor", DataType=DataType.FLOAT16.name), None))]
     v += examples.breaking_rules()
     return [(b.slug, b.rule, b.change, b.ambiguous,
              cite(desc_page if b.rule.startswith("desc.") else spec.page)) for b in v]
@@ -111,17 +124,58 @@ def _broken(spec: OperatorSpec, call: Call) -> set[str]:
     return {v.rule for v in spec.validate(parsed, HIGHEST)}
 
 
+def rebase(call: Call, data_type: DataType, batch: int) -> Call:
+    """The broken call with the example's FLOAT32 tensors in data_type and the batch (the
+    outermost size, when nonzero) times `batch`; a stated TotalTensorSizeInBytes keeps its
+    distance from the desc's minimum."""
+    tensors, attrs = call
+    out = {}
+    for name, d in tensors.items():
+        new = dict(d)
+        if new["DataType"] == DataType.FLOAT32.name:
+            new["DataType"] = data_type.name
+        if new["Sizes"][0]:
+            new["Sizes"] = [new["Sizes"][0] * batch, *new["Sizes"][1:]]
+        if "TotalTensorSizeInBytes" in d:
+            new["TotalTensorSizeInBytes"] = _min(new) + d["TotalTensorSizeInBytes"] - _min(d)
+        out[name] = new
+    return out, attrs
+
+
 def files() -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for spec in operators(FAMILY):
         cases = out.setdefault(spec.name.lower(), [])
-        for slug, rule, change, ambiguous, citation in variants(spec):
+        found = variants(spec)
+        count: dict[str, int] = {}
+        seen: set[str] = set()
+        for slug, rule, change, ambiguous, citation in found:
             call = change(spec.examples.invalid_example())
             broken = _broken(spec, call)
             if broken != {rule}:
                 raise AssertionError(f"{spec.name} {slug}: breaks {sorted(broken)}, not {rule}")
+            seen.add(repr(call))
+            count[rule] = count.get(rule, 0) + 1
             cases.append(invalid_case(spec, rule, call, ambiguous, citation,
                                       f"generated/invalid/{spec.name.lower()}/{slug}"))
+        types = sorted(spec.table_at(spec.introduced).data_types)
+        for batch in BATCHES:
+            for data_type in types:
+                for slug, rule, change, ambiguous, citation in found:
+                    if ambiguous or count[rule] >= TARGET:
+                        continue
+                    call = rebase(change(spec.examples.invalid_example()), data_type, batch)
+                    if repr(call) in seen or _broken(spec, call) != {rule}:
+                        continue
+                    seen.add(repr(call))
+                    count[rule] += 1
+                    cases.append(invalid_case(
+                        spec, rule, call, None, citation, f"generated/invalid/"
+                        f"{spec.name.lower()}/{slug}/{data_type.name.lower()}-n{batch}"))
+        short = sorted(r for r, n in count.items() if n < TARGET
+                       and not any(a for _, q, _, a, _ in found if q == r))
+        if short:
+            raise AssertionError(f"{spec.name}: fewer than {TARGET} cases break {short}")
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -516,8 +517,9 @@ def test_every_call_of_the_suite_has_a_dxdispatch_model(suite: list[Case]) -> No
             assert parsed["commands"][0]["bindings"] == {n: n for n, _ in spec.tensors}
             seen |= {("op", call.operator), ("family", family(case.id))}
             seen |= {("type", d.data_type.name) for d in call.tensors.values()}
-    assert sorted(refused) == sorted(c.id for c in suite if c.id.endswith(
-        ("/order-2", "/mode-2", "/rounding-direction-2")))
+    # an enum value outside the enum (the invalid family's, rebased too) has no JSON name
+    assert sorted(refused) == sorted(c.id for c in suite if re.search(
+        r"/(order|mode|rounding-direction)-2(/|$)", c.id))
     assert {k[1] for k in seen if k[0] == "op"} == set(ops.OPERATORS)
     assert {k[1] for k in seen if k[0] == "type"} == {t.name for t in DataType}
     generated = {p.name for p in (ROOT / "cases" / "generated").iterdir() if p.is_dir()}
