@@ -9,6 +9,13 @@ tensor of that type, needing that level or less. The levels nest, so the count o
 the level: the slice at the lowest level where the operator takes the type is the thinnest, and
 it is the one measured.
 
+The validation class counts the same way: each rule the operator's validation checks, dropped
+from the reference's validation (LenientBackend), must let at least the floor of the slice's
+mandatory rejected cases through. A backend claiming one slice runs every rejected case of its
+operator whatever its types (a rejected case is never NOT_SUPPORTED for its types), so these are
+the slice's rejected cases. A rule no call of a slice can break is named with why
+(inapplicable()): the slice's count of it is not held to the floor.
+
     python -m conformance.generate.kill_floor [--floor 10] [--operator NAME] [--json PATH]
 
 prints every (slice, entry) below the floor, thinnest first, and a summary line; exit 0.
@@ -21,6 +28,7 @@ import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +38,7 @@ from conformance.backend import Backend, Capabilities
 from conformance.casefile import Case
 from conformance.judge.misreadings import catalogue
 from conformance.kit.misreading import Misreading
+from conformance.kit.rejection import DescRejected
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
 from conformance.tensors import DataType
@@ -60,6 +69,58 @@ class ReadingBackend(Backend):
     def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
         self.validate(call)
         self.entry.run(call, bindings)
+
+
+class LenientBackend(ReadingBackend):
+    """A validation misreading: the reference's validation with one rule dropped (a backend that
+    accepts what only that rule refuses). It executes nothing: an accepted rejected case FAILs
+    at its acceptance."""
+
+    def __init__(self, rule: str, operator: str, data_type: DataType,
+                 level: FeatureLevel) -> None:
+        self.rule, self.operator, self.data_type, self.level = rule, operator, data_type, level
+        Backend.__init__(self)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(operators={self.operator: frozenset({self.data_type})},
+                            feature_level=self.level, notes=f"validation without {self.rule}")
+
+    def validate(self, call: OperatorCall) -> None:
+        broken = [v for v in ops.get(call.operator).validate(call, self.claimed_level)
+                  if v.rule != self.rule]
+        if broken:
+            raise DescRejected("; ".join(str(v) for v in broken))
+
+    def execute(self, call: OperatorCall, bindings: Mapping[str, np.ndarray]) -> None:
+        self.validate(call)
+
+
+def validation_rules(operator: str) -> tuple[str, ...]:
+    """The rules of the operator's validation that the validation class drops one at a time:
+    the mandatory rules the invalid family breaks for it (conformance/generate/invalid.py names
+    every rule the validation checks, each with the family's cases), and the data-type and level
+    rules of the operator's tables. The rules read as ambiguous (the DWORD size, the output
+    overlap, the 2^32 - 1 count, the operators' own readings) decide no verdict and are not
+    counted."""
+    from conformance.generate.invalid import variants
+
+    spec = ops.get(operator)
+    found = dict.fromkeys(rule for _, rule, _, ambiguous, _ in variants(spec) if ambiguous is None)
+    return (*found, *(r for r in ("operator.data_type", "operator.level") if r not in found))
+
+
+def inapplicable(operator: str, rule: str, level: FeatureLevel) -> str | None:
+    """Why no call of a slice of the operator at `level` can break the rule alone, or None."""
+    spec = ops.get(operator)
+    if rule == "operator.level":
+        return (f"a backend claiming {level} claims a level where {operator} exists (from "
+                f"{spec.introduced}); the level rule refuses calls below it, which only a "
+                "backend claiming an earlier level meets")
+    if rule == "operator.data_type" and not set(DataType) - set(spec.data_types):
+        return (f"every DML_TENSOR_DATA_TYPE is in some {operator} table; a type is refused "
+                "only below the level that adds it, and the suite states no such case")
+    return None
 
 
 def slice_of(case: Case) -> tuple[str, DataType] | None:
@@ -96,6 +157,7 @@ class Count:
     entry: str
     kills: int
     covered: int  # the slice's cases the entry covers (an upper bound on kills)
+    kind: str = "misreading"  # or "validation": entry is the rule dropped
 
 
 def counts(cases: Sequence[Case], floor: int = FLOOR, operator: str | None = None
@@ -128,6 +190,37 @@ def counts(cases: Sequence[Case], floor: int = FLOOR, operator: str | None = Non
                 yield Count(name, data_type, level, entry.key, kills, covered)
 
 
+def validation_counts(cases: Sequence[Case], floor: int = FLOOR, operator: str | None = None
+                      ) -> Iterator[Count]:
+    """Every (slice, validation rule) count, slices at their lowest level: the slice's
+    mandatory rejected cases (its operator's, needing its level or less, not ambiguous) that
+    FAIL when the rule is dropped; covered: those that break the rule."""
+    from conformance.session.case_run import run_case
+
+    rejected = [c for c in cases if c.rejected and c.ambiguous is None and len(c.calls) == 1]
+    for name in sorted({c.calls[0].call.operator for c in rejected}):
+        if operator and name != operator:
+            continue
+        spec = ops.get(name)
+        for data_type in spec.data_types:
+            level = lowest_level(name, data_type)
+            mine = [c for c in rejected if c.calls[0].call.operator == name
+                    and c.feature_level <= level
+                    and not (c.feature_level_below and level >= c.feature_level_below)]
+            for rule in validation_rules(name):
+                backend = LenientBackend(rule, name, data_type, level)
+                kills = covered = 0
+                for case in mine:
+                    if rule not in {v.rule for v in spec.validate(case.calls[0].call, level)}:
+                        continue
+                    covered += 1
+                    if run_case(case, backend).status == "FAIL":
+                        kills += 1
+                        if kills >= floor:
+                            break
+                yield Count(name, data_type, level, rule, kills, covered, "validation")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from conformance.casefile import load_cases
     from conformance.suite import cases_root
@@ -140,14 +233,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cases = load_cases([cases_root() / "documented", cases_root() / "generated"])
     found = []
-    for count in counts(cases, args.floor, args.operator):
+    for count in chain(counts(cases, args.floor, args.operator),
+                       validation_counts(cases, args.floor, args.operator)):
         found.append(count)
         print(f"\r{len(found)} (slice, misreading) pairs counted", end="", file=sys.stderr)
     print(file=sys.stderr)
     thin = sorted((c for c in found if c.kills < args.floor), key=lambda c: c.kills)
     for c in thin:
+        why = inapplicable(c.operator, c.entry, c.level) if c.kind == "validation" else None
         print(f"{c.kills:3d} of {c.covered:4d} covered  {c.operator} {c.data_type.name} "
-              f"{c.level}  {c.entry}")
+              f"{c.level}  {c.kind} {c.entry}" + (f"  (inapplicable: {why})" if why else ""))
     print(f"{len(found)} pairs, {len(thin)} below {args.floor} FAILs"
           + (f"; thinnest: {thin[0].operator} {thin[0].data_type.name} {thin[0].entry} "
              f"({thin[0].kills})" if thin else ""))
