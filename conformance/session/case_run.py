@@ -252,9 +252,10 @@ def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
             verdict.info.append(f"{case.show_ref(ref)} follows an admissible reading of an "
                                 f"open region, not the suite's own: {judged.reading.rule}")
         elif judged.status != "FAIL" and (taken := compare.others_taken(got, exp)):
-            verdict.info.append(f"{case.show_ref(ref)} follows an admissible reading of an "
-                                f"open region at {taken} element(s), not the suite's own: "
-                                f"{exp.rule}")
+            # per element: a tie (an open region) or a coordinate within the arithmetic's
+            # rounding of one (the legal envelope); the model does not say which
+            verdict.info.append(f"{case.show_ref(ref)} took the other admissible value at "
+                                f"{taken} element(s), not the suite's first: {exp.rule}")
         if judged.status == "QUALITY_WARNING":
             envelope = (judged.reading or exp).envelope
             warnings.append(f"inside the legal envelope ({envelope.rule}), outside the "
