@@ -41,7 +41,12 @@ APPLIES = {
 SUBSETS: dict[str, Callable[[tuple[Case, ...]], list[Case]]] = {
     "offsets-nearest": lambda cases: select(cases, ["*nearest*"]),
     "offsets-third": lambda cases: list(cases[::3]),
+    "layouts-third": lambda cases: list(cases[::3]),
 }
+#: The layouts family for a double: every third case in the default run, all of it in CI's
+#: certification step (a double over the whole family takes 20-60 s).
+LAYOUTS = pytest.mark.parametrize("subset", [
+    "layouts-third", pytest.param("", id="whole", marks=pytest.mark.certification)])
 
 
 @cache
@@ -135,8 +140,9 @@ def test_offsets_catch_an_ignored_input_offset() -> None:
     assert zero and all(r.status == "PASS" for r in zero), "a case without input offsets failed"
 
 
-def test_layouts_catch_ignored_strides() -> None:
-    results = run("layouts", fb.IgnoresStridesBackend)
+@LAYOUTS
+def test_layouts_catch_ignored_strides(subset: str) -> None:
+    results = run("layouts", fb.IgnoresStridesBackend, subset)
     cases = by_id("layouts")
     bad = failed(results)
     assert len(bad) > len(results) // 2, f"only {len(bad)} of {len(results)} failed"
@@ -250,22 +256,24 @@ def test_invalid_catches_accept_all() -> None:
 
 # -- specificity: each double passes a family that does not touch its fault ----------------------
 PASSES: list[tuple[type[Backend], str, str]] = [
-    (fb.InconsistentOrderBackend, "layouts", ""),
+    (fb.InconsistentOrderBackend, "layouts", "layouts-third"),
     (fb.SwappedOrderBackend, "roundtrip", ""),
-    (fb.SwappedOrderBackend, "layouts", ""),
+    (fb.SwappedOrderBackend, "layouts", "layouts-third"),
     (fb.IgnoresInputOffsetBackend, "invalid", ""),
     (fb.IgnoresStridesBackend, "roundtrip", ""),
     (fb.IgnoresStridesBackend, "offsets", "offsets-third"),
     (fb.AcceptsInt32ResampleBackend, "equivalence", ""),
     (fb.CanonicalNaNBackend, "equivalence", ""),
     (fb.TiledBackend, "roundtrip", ""),
-    (fb.TiledBackend, "layouts", ""),
+    (fb.TiledBackend, "layouts", "layouts-third"),
     (bb.AcceptAllBackend, "roundtrip", ""),
 ]
 
 
-@pytest.mark.parametrize(("backend", "name", "subset"), PASSES,
-                         ids=[f"{b.__name__}-{n}" for b, n, _ in PASSES])
+@pytest.mark.parametrize(("backend", "name", "subset"), [
+    *(pytest.param(*p, id=f"{p[0].__name__}-{p[1]}") for p in PASSES),
+    *(pytest.param(b, n, "", id=f"{b.__name__}-{n}-whole", marks=pytest.mark.certification)
+      for b, n, s in PASSES if s == "layouts-third")])
 def test_fault_is_outside_another_family(backend: type[Backend], name: str, subset: str) -> None:
     results = run(name, backend, subset)
     bad = [f"{r.id}: {r.status} {r.message[:200]}" for r in results if r.status != "PASS"]

@@ -138,7 +138,8 @@ WITNESS: dict[type[Backend], type[Backend]] = {
 }
 
 
-@BACKENDS
+@pytest.mark.certification  # three whole runs per variant (50 s for the default one)
+@pytest.mark.parametrize("cls", lb.LEGAL_BACKENDS, ids=lambda c: c.name)
 def test_a_legal_backend_really_deviates(cls: type[lb.LegalResampleBackend]) -> None:
     """Its outputs differ from the reference's and from those of the backend without its rule
     (WITNESS), on some call of the cases it supports: the rule is exercised, not idle."""
