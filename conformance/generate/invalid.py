@@ -158,7 +158,9 @@ def files() -> dict[str, list[dict]]:
             count[rule] = count.get(rule, 0) + 1
             cases.append(invalid_case(spec, rule, call, ambiguous, citation,
                                       f"generated/invalid/{spec.name.lower()}/{slug}"))
-        types = sorted(spec.table_at(spec.introduced).data_types)
+        table = spec.table_at(spec.introduced)
+        assert table is not None, f"{spec.name} has no table at {spec.introduced}"
+        types = sorted(table.data_types)
         for batch in BATCHES:
             for data_type in types:
                 for slug, rule, change, ambiguous, citation in found:
