@@ -1,4 +1,4 @@
-"""The `dmlconf` command: run, merge, compare, report, list, show, export, certify, verify,
+"""The `dmlconf` command: run, merge, compare, matrix, report, list, show, export, certify, verify,
 directml, generate and explore, one module each (its arguments and its cmd_ function); what
 they share is in common.py. `parser()` asks each command's module to add its subparser."""
 
@@ -20,6 +20,7 @@ from conformance.cli import (
     export,
     generate,
     list_cases,
+    matrix,
     merge,
     report,
     run,
@@ -29,8 +30,8 @@ from conformance.cli import (
 from conformance.session import JournalError, WorkerError
 
 #: The commands' modules, in the order `dmlconf --help` lists them.
-COMMANDS = (run, merge, compare, report, list_cases, show, export, certify, verify, directml,
-            generate, explore)
+COMMANDS = (run, merge, compare, matrix, report, list_cases, show, export, certify, verify,
+            directml, generate, explore)
 
 
 class _Version(argparse.Action):

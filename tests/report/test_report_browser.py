@@ -15,6 +15,7 @@ import pytest
 from conformance import present, report
 from conformance.report import common
 from conformance.report import html as html_report
+from tests.support.browser import launch
 from tests.support.documents import (
     EVIL,
     EVIL_URL,
@@ -31,24 +32,13 @@ from tests.support.documents import (
     typed,
 )
 
-CHROMIUM = Path("/usr/bin/chromium")
 #: The window the report must fit without scrolling sideways (issue 15: a 1,280 px one).
 WINDOW = {"width": 1280, "height": 800}
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-if not CHROMIUM.exists():
-    pytest.skip(f"{CHROMIUM} is missing (apt-get install -y chromium)", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api",
-                               reason="playwright is missing (pip install playwright)")
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
+    yield from launch()
 
 
 class Page:
