@@ -3,6 +3,7 @@
 
 - OnnxRuntimeBackend: the CPU provider (CPUExecutionProvider), a peer implementation of the same
   operators (ONNX DepthToSpace / SpaceToDepth / Resize).
+- OnnxRuntimeWebGpuBackend: the WebGPU provider of onnxruntime-webgpu (Dawn), another peer.
 - OnnxRuntimeDirectMLBackend: the DirectML provider of onnxruntime-directml (Windows), a route to
   real DirectML (spec-notes §6). Without that provider every case is NOT_SUPPORTED, with why.
 
@@ -94,6 +95,11 @@ class OnnxRuntimeBackend(Backend):
         import onnxruntime as ort
 
         return f"onnxruntime {ort.__version__} {self.provider}"
+
+    @property
+    def environment(self) -> dict[str, str]:
+        """The ONNX Runtime build and provider that ran (Backend.environment's `version`)."""
+        return {} if self.unavailable else {"version": self.version}
 
     # -- claims ---------------------------------------------------------------------------------
     @cached_property
@@ -229,6 +235,18 @@ class OnnxRuntimeDirectMLBackend(OnnxRuntimeBackend):
         if self.execution_flags & ExecutionFlags.DISABLE_META_COMMANDS:
             return [(self.provider, {"disable_metacommands": "true"})]
         return [self.provider]
+
+
+class OnnxRuntimeWebGpuBackend(OnnxRuntimeBackend):
+    """The same models on ONNX Runtime's WebGPU execution provider (onnxruntime-webgpu: Dawn,
+    on Vulkan here; on a machine without a GPU, Mesa's lavapipe). A peer computing ONNX's
+    Resize, as the CPU provider does; nodes it does not take are refused, not run on the CPU
+    (session.disable_cpu_ep_fallback), so they are NOT_SUPPORTED with its words."""
+
+    name = "onnxruntime-webgpu"
+    provider = "WebGpuExecutionProvider"
+    install_hint = ("pip install onnxruntime-webgpu, in an environment of its own: it installs "
+                    "the same onnxruntime module as the onnxruntime package")
 
 
 # -- probe calls ------------------------------------------------------------------------------

@@ -196,8 +196,9 @@ class Backend(ABC):
 
 
 #: The documented keys of Backend.environment: the GPU adapter's name, its vendor, the driver's
-#: version and the DirectML library's version.
-ENVIRONMENT_KEYS = ("adapter", "vendor", "driver", "directml_version")
+#: version, the DirectML library's version, and (for an implementation that is not DirectML,
+#: e.g. ONNX Runtime's providers) its own name and version.
+ENVIRONMENT_KEYS = ("adapter", "vendor", "driver", "directml_version", "version")
 #: The most a backend's environment may hold: entries, and characters per key and per value.
 ENVIRONMENT_LIMITS = (64, 100, 2000)
 
@@ -241,6 +242,8 @@ BUILTIN: dict[str, str] = {
     "numpy": "backends.numpy_reference:NumpyReferenceBackend",
     "numba": "backends.numba_backend:NumbaBackend",  # needs the 'numba' extra
     "onnxruntime": "backends.onnxruntime_backend:OnnxRuntimeBackend",  # the 'onnxruntime' extra
+    # the 'webgpu' extra, in an environment of its own (onnxruntime-webgpu replaces onnxruntime)
+    "onnxruntime-webgpu": "backends.onnxruntime_backend:OnnxRuntimeWebGpuBackend",
     # Windows only: the 'directml' extra (onnxruntime-directml)
     "onnxruntime-directml": "backends.onnxruntime_backend:OnnxRuntimeDirectMLBackend",
     "torch": "backends.torch_backend:TorchBackend",  # the 'torch' extra

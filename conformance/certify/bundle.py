@@ -51,8 +51,8 @@ REPORTS = {"html": "report.html", "markdown": "report.md", "junit": "junit.xml"}
 REQUIRED = (RESULTS, ENVIRONMENT, LOG, STATEMENT, *REPORTS.values(), SUMS)
 ENVIRONMENT_FORMAT = "dml-conformance-environment/1"
 #: The packages whose versions environment.json records, where installed.
-PACKAGES = ("dml-conformance", "numpy", "numba", "onnxruntime", "onnxruntime-directml", "torch",
-            "pyyaml", "jinja2")
+PACKAGES = ("dml-conformance", "numpy", "numba", "onnxruntime", "onnxruntime-directml",
+            "onnxruntime-webgpu", "torch", "pyyaml", "jinja2")
 #: What a statement's fields hold until someone fills them in (verify notes it).
 PLACEHOLDER = "<fill in"
 DEFAULT_ROOT = Path("certification")

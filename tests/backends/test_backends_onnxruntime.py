@@ -17,6 +17,7 @@ from backends.onnxruntime_backend import (
     INSTALL_ONNX,
     OnnxRuntimeBackend,
     OnnxRuntimeDirectMLBackend,
+    OnnxRuntimeWebGpuBackend,
     short_error,
 )
 from conformance import ops
@@ -372,6 +373,39 @@ def test_directml_provider_missing_is_not_supported() -> None:
     status, message = messages.pop()
     assert status == "NOT_SUPPORTED" and "no DmlExecutionProvider" in message
     assert "pip install onnxruntime-directml" in message
+
+
+def test_webgpu_provider_missing_is_not_supported_with_its_install_line() -> None:
+    ort = pytest.importorskip("onnxruntime")
+    if "WebGpuExecutionProvider" in ort.get_available_providers():
+        pytest.skip("this environment has the WebGPU provider (onnxruntime-webgpu)")
+    from conformance.backend import load_backend
+
+    backend = load_backend("onnxruntime-webgpu")
+    assert isinstance(backend, OnnxRuntimeWebGpuBackend) and backend.environment == {}
+    results = run_cases(load_cases([DOCUMENTED]), backend)
+    (status, message), = {(r.status, r.message) for r in results}
+    assert status == "NOT_SUPPORTED" and "no WebGpuExecutionProvider" in message
+    assert "pip install onnxruntime-webgpu, in an environment of its own" in message
+
+
+def test_the_webgpu_baseline_names_committed_cases_with_their_cause() -> None:
+    from conformance.casefile.selection import id_matches
+    from conformance.results import baseline
+    from tests.support import ROOT
+
+    entries = baseline.load(ROOT / "backends/baseline-onnxruntime-webgpu.yaml").entries
+    ids = [c.id for c in load_cases([GENERATED / "offsets", GENERATED / "sampling"])]
+    for entry in entries:
+        assert "docs/peer-onnxruntime-webgpu.md" in entry.reason
+        for pattern in entry.cases:
+            matched = [i for i in ids if id_matches(i, pattern)]
+            assert matched and all("/linear/" in i and "channel" in i for i in matched), pattern
+
+
+def test_the_cpu_provider_records_its_version() -> None:
+    pytest.importorskip("onnxruntime")
+    assert OnnxRuntimeBackend().environment["version"].endswith(" CPUExecutionProvider")
 
 
 # -- certification ---------------------------------------------------------------------------------
