@@ -244,6 +244,7 @@ BUILTIN: dict[str, str] = {
     "onnxruntime": "backends.onnxruntime_backend:OnnxRuntimeBackend",  # the 'onnxruntime' extra
     # the 'webgpu' extra, in an environment of its own (onnxruntime-webgpu replaces onnxruntime)
     "onnxruntime-webgpu": "backends.onnxruntime_backend:OnnxRuntimeWebGpuBackend",
+    "openvino": "backends.openvino_backend:OpenVinoBackend",  # the 'openvino' extra
     # Windows only: the 'directml' extra (onnxruntime-directml)
     "onnxruntime-directml": "backends.onnxruntime_backend:OnnxRuntimeDirectMLBackend",
     "torch": "backends.torch_backend:TorchBackend",  # the 'torch' extra

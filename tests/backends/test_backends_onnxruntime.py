@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from backends import onnx_model
+from backends.onnx_backend import INSTALL_ONNX
 from backends.onnxruntime_backend import (
     INSTALL,
-    INSTALL_ONNX,
     OnnxRuntimeBackend,
     OnnxRuntimeDirectMLBackend,
     OnnxRuntimeWebGpuBackend,
