@@ -10,9 +10,10 @@ from typing import Any
 
 from markupsafe import Markup
 
+from conformance.present import not_claimed, verdict_words
 from conformance.report.common import environment, repro_command
-from conformance.results import read
-from conformance.results.matrix import PASSED, REPRO_CASE, Cell, Finding, Matrix, Row, build
+from conformance.results import PASSING, ResultsDocument, read, reading_words
+from conformance.results import matrix as runs
 
 #: The disagreeing cases the Markdown lists (the HTML holds them all).
 MAX_CASES = 200
@@ -20,25 +21,35 @@ MAX_CASES = 200
 MAX_REASONS = 8
 
 
-def load(paths: list[str]) -> Matrix:
+def load(paths: list[str]) -> runs.Matrix:
     """The matrix of the results files, in the order given."""
-    return build([(p, read(p)) for p in paths], lambda doc: repro_command(doc, REPRO_CASE))
+    return runs.build([(p, read(p)) for p in paths],
+                      lambda doc: repro_command(doc, runs.REPRO_CASE), verdicts)
 
 
-def interop(row: Row) -> str:
+def verdicts(doc: ResultsDocument) -> dict[str, tuple[str, str]]:
+    """Each level's (status, words) as every report words it: a level whose mandatory cases
+    were all NOT_SUPPORTED is "not claimed" (NOT_SUPPORTED), never NOT conformant."""
+    words = verdict_words(doc)
+    return {level: ("NOT_SUPPORTED" if not_claimed(v) else "PASS" if v.conformant
+                    else "FAIL" if v.conformant is False else "", words[level])
+            for level, v in doc.verdict.items()}
+
+
+def interop(row: runs.Row) -> str:
     if row.interop is None:
         return "-"
     return f"{100 * row.interop:.1f}% of {row.common}"
 
 
-def counts_text(cell: Cell) -> str:
+def counts_text(cell: runs.Cell) -> str:
     """How many of a group's cases the run passed, and what else they were."""
-    passed = sum(n for s, n in cell.counts.items() if s in PASSED)
-    other = ", ".join(f"{s} {n}" for s, n in sorted(cell.counts.items()) if n and s not in PASSED)
+    passed = sum(n for s, n in cell.counts.items() if s in PASSING)
+    other = ", ".join(f"{s} {n}" for s, n in sorted(cell.counts.items()) if n and s not in PASSING)
     return f"{passed} of {sum(cell.counts.values())} pass" + (f", {other}" if other else "")
 
 
-def group_text(cell: Cell) -> str:
+def group_text(cell: runs.Cell) -> str:
     """A slice's or family's cell: its status, counts_text, and the readings its FAILs were
     diagnosed as."""
     if not cell.status:
@@ -47,21 +58,19 @@ def group_text(cell: Cell) -> str:
     return f"{cell.status}: {counts_text(cell)}{readings}"
 
 
-def case_text(cell: Cell) -> str:
+def case_text(cell: runs.Cell) -> str:
     if not cell.status:
         return "not run"
     return cell.status + (f": {', '.join(cell.readings)}" if cell.readings else "")
 
 
-def finding_words(f: Finding) -> str:
+def finding_words(f: runs.Finding) -> str:
     if f.kind == "misreading":
-        from conformance.results.verdicts import reading_words
-
         return "the output equals " + reading_words(f.key)
     return "a known failure of the run's baseline"
 
 
-def render_markdown(m: Matrix, max_cases: int = MAX_CASES) -> str:
+def render_markdown(m: runs.Matrix, max_cases: int = MAX_CASES) -> str:
     return environment(False).get_template("matrix.md.j2").render(
         m=m, interop=interop, group_text=group_text, case_text=case_text,
         finding_words=finding_words, disagree=[r for r in m.cases if r.disagree],
@@ -78,7 +87,7 @@ def _script_json(value: Any) -> str:
     return text
 
 
-def data(m: Matrix) -> dict[str, Any]:
+def data(m: runs.Matrix) -> dict[str, Any]:
     """What the HTML page's script renders: columns, rows (cells as [status, note, readings]),
     findings, reasons. Statuses and readings are numbered once (the cells hold indices) so 10
     runs of 7,000 cases stay a few megabytes."""
@@ -88,12 +97,12 @@ def data(m: Matrix) -> dict[str, Any]:
     def num(table: dict[str, int], key: str) -> int:
         return table.setdefault(key, len(table))
 
-    def cells(row: Row, notes: bool) -> list[Any]:
+    def cells(row: runs.Row, notes: bool) -> list[Any]:
         return [[num(statuses, c.status), c.note if notes else "",
                  [num(readings, x) for x in c.readings],
                  counts_text(c) if c.counts else ""] for c in row.cells]
 
-    def rows(rs: tuple[Row, ...], notes: bool) -> list[Any]:
+    def rows(rs: tuple[runs.Row, ...], notes: bool) -> list[Any]:
         return [{"key": r.key, "op": r.operator, "type": r.data_type, "family": r.family,
                  "ambiguous": r.ambiguous, "interop": interop(r) if r.kind != "case" else "",
                  "disagree": r.disagree, "lone": r.lone_failure, "cells": cells(r, notes)}
@@ -112,6 +121,6 @@ def data(m: Matrix) -> dict[str, Any]:
     return out
 
 
-def render_html(m: Matrix) -> str:
+def render_html(m: runs.Matrix) -> str:
     return environment(True).get_template("matrix.html.j2").render(
-        m=m, data=Markup(_script_json(data(m))), placeholder=REPRO_CASE)
+        m=m, data=Markup(_script_json(data(m))), placeholder=runs.REPRO_CASE)

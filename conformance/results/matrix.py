@@ -112,9 +112,12 @@ def passing(cell: Cell) -> bool:
 
 
 def build(documents: Sequence[tuple[str, ResultsDocument]],
-          repro: Callable[[ResultsDocument], str] | None = None) -> Matrix:
+          repro: Callable[[ResultsDocument], str] | None = None,
+          verdicts: Callable[[ResultsDocument], dict[str, tuple[str, str]]] | None = None
+          ) -> Matrix:
     """The matrix of (path, document) runs, in the order given; repro(doc): the run's command
-    that reruns the case REPRO_CASE (the reports' reproduce command)."""
+    that reruns the case REPRO_CASE (the reports' reproduce command); verdicts(doc): each
+    level's (status, words) (plain_verdicts by default)."""
     if not documents:
         raise ValueError("the matrix needs at least one results file")
     columns = _columns(documents, repro)
@@ -127,7 +130,7 @@ def build(documents: Sequence[tuple[str, ResultsDocument]],
     cases = tuple(_case_row(i, first[i], [t.get(i) for t in by_id]) for i in ids)
     return Matrix(
         columns=columns,
-        levels=_level_rows(documents),
+        levels=_level_rows(documents, verdicts or plain_verdicts),
         slices=_groups(cases, "slice", lambda r: f"{r.operator} {r.data_type}"),
         families=_groups(cases, "family", lambda r: r.family),
         cases=cases,
@@ -212,24 +215,32 @@ def _groups(cases: Iterable[Row], kind: str, key_of: Any) -> tuple[Row, ...]:
     return tuple(out)
 
 
-def _level_rows(documents: Sequence[tuple[str, ResultsDocument]]) -> tuple[Row, ...]:
-    from conformance.present import not_claimed, verdict_words  # the reports' wording
+def plain_verdicts(doc: ResultsDocument) -> dict[str, tuple[str, str]]:
+    """Each level's (status, words) from the document's verdicts alone: PASS "conformant",
+    FAIL "NOT conformant", "" "no verdict". The reports pass their own wording (build's
+    `verdicts`: a level not claimed reads NOT_SUPPORTED with its reasons there)."""
+    return {level: ("PASS", "conformant") if v.conformant else
+            ("FAIL", "NOT conformant") if v.conformant is False else ("", "no verdict")
+            for level, v in doc.verdict.items()}
 
+
+def _level_rows(documents: Sequence[tuple[str, ResultsDocument]],
+                verdicts: Callable[[ResultsDocument], dict[str, tuple[str, str]]]
+                ) -> tuple[Row, ...]:
     levels = sorted({lv for _, doc in documents for lv in doc.verdict},
                     key=lambda s: tuple(int(p) for p in s.split("_")))
-    words = [verdict_words(doc) for _, doc in documents]
+    said = [verdicts(doc) for _, doc in documents]
     rows = []
     for level in levels:
         cells = []
-        for (_, doc), said in zip(documents, words, strict=True):
+        for (_, doc), words in zip(documents, said, strict=True):
             v = doc.verdict.get(level)
             if v is None:
                 cells.append(Cell("", note="above the claimed level"))
                 continue
-            status = ("NOT_SUPPORTED" if not_claimed(v) else "PASS" if v.conformant
-                      else "FAIL" if v.conformant is False else "")
+            status, note = words[level]
             cells.append(Cell(status, counts={str(k): n for k, n in v.counts.items() if n},
-                              note=said[level]))
+                              note=note))
         rows.append(Row("level", level, tuple(cells)))
     return tuple(rows)
 

@@ -30,6 +30,8 @@ DISPATCH = {
     "numba": numba_backend.KERNELS,
     "onnxruntime": onnx_model.OPERATORS,
     "onnxruntime-directml": onnx_model.OPERATORS,
+    "onnxruntime-webgpu": onnx_model.OPERATORS,
+    "openvino": onnx_model.OPERATORS,
     "torch": torch_backend.OPERATORS,
     "torch-cuda": torch_backend.OPERATORS,
     "dxdispatch": dxd.OPERATORS,

@@ -52,7 +52,8 @@ RUNS = [
 
 @pytest.fixture
 def m() -> Matrix:
-    return build([(p, typed(d)) for p, d in RUNS], lambda doc: f"dmlconf run -k {REPRO_CASE}")
+    return build([(p, typed(d)) for p, d in RUNS], lambda doc: f"dmlconf run -k {REPRO_CASE}",
+                 face.verdicts)
 
 
 def test_columns_come_from_each_runs_provenance(m: Matrix) -> None:
@@ -102,6 +103,10 @@ def test_levels_use_the_reports_wording(m: Matrix) -> None:
     levels = {r.key: r for r in m.levels}
     assert [c.note for c in levels["2_1"].cells] == ["NOT conformant"] * 3
     assert levels["2_1"].cells[0].status == "FAIL"
+    assert [c.note for c in levels["2_0"].cells] == ["no verdict (no mandatory case selected)"] * 3
+    # without the reports' wording, the verdicts' own
+    plain = build([(p, typed(d)) for p, d in RUNS])
+    assert [c.note for c in plain.levels[0].cells] == ["no verdict"] * 3
 
 
 def test_markdown_has_every_section_and_the_disagreeing_cases(m: Matrix) -> None:
