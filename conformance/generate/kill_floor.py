@@ -163,31 +163,34 @@ class Count:
 def counts(cases: Sequence[Case], floor: int = FLOOR, operator: str | None = None
            ) -> Iterator[Count]:
     """Every (slice, entry) count, slices at their lowest level, in catalogue order."""
-    from conformance.session.case_run import run_case
-
     by_slice = mandatory_by_slice(cases)
     for entry in catalogue().values():
         for name in sorted(entry.operators):
             if operator and name != operator:
                 continue
             spec = ops.get(name)
-            for data_type in sorted(frozenset().union(*(t.data_types for t in spec.support))):
+            for data_type in spec.data_types:
                 if entry.data_types is not None and data_type not in entry.data_types:
                     continue
                 level = lowest_level(name, data_type)
-                backend = ReadingBackend(entry, name, data_type, level)
-                kills = covered = 0
-                for case in by_slice.get((name, data_type), ()):
-                    if case.feature_level > level:
-                        continue
-                    if not any(entry.covers(named.call) for named in case.calls):
-                        continue
-                    covered += 1
-                    if run_case(case, backend).status == "FAIL":
-                        kills += 1
-                        if kills >= floor:
-                            break
-                yield Count(name, data_type, level, entry.key, kills, covered)
+                covered = [c for c in by_slice.get((name, data_type), ())
+                           if c.feature_level <= level
+                           and any(entry.covers(named.call) for named in c.calls)]
+                kills = _kills(covered, ReadingBackend(entry, name, data_type, level), floor)
+                yield Count(name, data_type, level, entry.key, kills, len(covered))
+
+
+def _kills(cases: Sequence[Case], backend: Backend, floor: int) -> int:
+    """How many of the cases FAIL on the backend, counted up to the floor."""
+    from conformance.session.case_run import run_case
+
+    kills = 0
+    for case in cases:
+        if run_case(case, backend).status == "FAIL":
+            kills += 1
+            if kills >= floor:
+                break
+    return kills
 
 
 def validation_counts(cases: Sequence[Case], floor: int = FLOOR, operator: str | None = None
@@ -195,8 +198,6 @@ def validation_counts(cases: Sequence[Case], floor: int = FLOOR, operator: str |
     """Every (slice, validation rule) count, slices at their lowest level: the slice's
     mandatory rejected cases (its operator's, needing its level or less, not ambiguous) that
     FAIL when the rule is dropped; covered: those that break the rule."""
-    from conformance.session.case_run import run_case
-
     rejected = [c for c in cases if c.rejected and c.ambiguous is None and len(c.calls) == 1]
     for name in sorted({c.calls[0].call.operator for c in rejected}):
         if operator and name != operator:
@@ -204,21 +205,15 @@ def validation_counts(cases: Sequence[Case], floor: int = FLOOR, operator: str |
         spec = ops.get(name)
         for data_type in spec.data_types:
             level = lowest_level(name, data_type)
-            mine = [c for c in rejected if c.calls[0].call.operator == name
-                    and c.feature_level <= level
-                    and not (c.feature_level_below and level >= c.feature_level_below)]
+            # each case's broken rules at the slice's level, once for every rule below
+            broken = [(c, {v.rule for v in spec.validate(c.calls[0].call, level)})
+                      for c in rejected if c.calls[0].call.operator == name
+                      and c.feature_level <= level
+                      and not (c.feature_level_below and level >= c.feature_level_below)]
             for rule in validation_rules(name):
-                backend = LenientBackend(rule, name, data_type, level)
-                kills = covered = 0
-                for case in mine:
-                    if rule not in {v.rule for v in spec.validate(case.calls[0].call, level)}:
-                        continue
-                    covered += 1
-                    if run_case(case, backend).status == "FAIL":
-                        kills += 1
-                        if kills >= floor:
-                            break
-                yield Count(name, data_type, level, rule, kills, covered, "validation")
+                covered = [c for c, rules in broken if rule in rules]
+                kills = _kills(covered, LenientBackend(rule, name, data_type, level), floor)
+                yield Count(name, data_type, level, rule, kills, len(covered), "validation")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
