@@ -93,7 +93,8 @@ def _build(item: LineDict, path: str | Path, hashing: list[int], raw: dict[str, 
     case = Case(id=item["id"], feature_level=level, spec=spec, calls=tuple(calls), inputs={},
                 expected=None, feature_level_below=below, tags=tuple(item.get("tags", ())),
                 description=item.get("description", ""), ambiguous=item.get("ambiguous"),
-                open=item.get("open"), file=str(path), line=item.line, raw=raw, sha256=digest)
+                open=item.get("open"), may_reject=item.get("may_reject"), file=str(path),
+                line=item.line, raw=raw, sha256=digest)
 
     def ref(text: str, *keys: Any, kind: str | None = None) -> str:
         full = f"{SINGLE}.{text}" if "calls" not in item and "." not in text else text
@@ -177,6 +178,9 @@ def _build(item: LineDict, path: str | Path, hashing: list[int], raw: dict[str, 
                    "'relations'")
     if case.rejected and len(case.calls) != 1:
         raise fail("a rejected case has exactly one call", "expected")
+    if case.may_reject and (case.rejected or len(case.calls) != 1 or not case.expected):
+        raise fail("'may_reject' belongs to a single-call case with expected outputs (a case "
+                   "that must be rejected says expected: rejected)", "may_reject")
 
     for text, facts in item.get("layout", {}).items():
         full = ref(text, "layout", text)

@@ -90,6 +90,11 @@ class Case:
     #: The open region of the spec the case sits in, whose admissible readings the operator's
     #: expectation enumerates (Expected.readings): a mandatory case, judged against every one.
     open: str | None = None
+    #: Why the desc may also be rejected (an open region of validation whose readings are
+    #: "rejected" and "accepted and computed as expected", spec-notes §11), or None. Such a case
+    #: has expected outputs and is mandatory: a rejection PASSes, naming the reading; an
+    #: accepted run is judged against the outputs.
+    may_reject: str | None = None
     file: str = ""
     line: int = 0
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)

@@ -71,9 +71,10 @@ def case(case_id: str, operator: str, attributes: Mapping[str, Any],
          inputs: Mapping[str, Any] | None = None, expected: Any = "reference",
          level: FeatureLevel | None = None, tags: Sequence[str] = (), description: str = "",
          ambiguous: str | None = None, open_region: str | None = None,
-         **extra: Any) -> dict[str, Any]:
+         may_reject: str | None = None, **extra: Any) -> dict[str, Any]:
     """One single-call case dict. expected: "reference" (the default) for the reference,
-    "rejected", a mapping of outputs, or None for a case judged by its relations alone."""
+    "rejected", a mapping of outputs, or None for a case judged by its relations alone.
+    may_reject: why a rejection is also admissible (an open region of validation)."""
     if level is None:
         level = level_of(operator, tensors, attributes)
     out: dict[str, Any] = {"id": case_id}
@@ -86,6 +87,8 @@ def case(case_id: str, operator: str, attributes: Mapping[str, Any],
         out["ambiguous"] = ambiguous
     if open_region:
         out["open"] = open_region
+    if may_reject:
+        out["may_reject"] = may_reject
     out["operator"] = operator
     out["attributes"] = dict(attributes)
     out["tensors"] = {n: dict(d) for n, d in tensors.items()}

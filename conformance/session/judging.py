@@ -20,6 +20,7 @@ from conformance.flags import ExecutionFlags
 from conformance.judge import compare
 from conformance.session import expected_cache
 from conformance.session.bindings import CaseError, _Binding
+from conformance.tensors import TensorDesc
 
 
 class CaseBindings(Protocol):
@@ -93,7 +94,59 @@ def expectations(case: Case, run: CaseBindings, flags: ExecutionFlags = Executio
                                 rule=f"within {e.ulp} ulp of the case's values")
         else:
             out[ref] = Expected(values, rule="bit-exact, the case's values")
+    if case.may_reject:  # accepted: an output whose elements share an address is open there
+        for ref, model in out.items():
+            out[ref] = shared_addresses(model, case.desc(ref))
     return out
+
+
+def sharers(desc: TensorDesc) -> np.ndarray | None:
+    """For each logical element (row-major), the flat indices of every logical element at its
+    address, as an (elements, K) array (a smaller group repeats its last member); None where
+    every element has an address of its own."""
+    offsets = np.zeros((), dtype=np.int64)
+    for size, stride in zip(desc.sizes, desc.element_strides, strict=True):
+        offsets = offsets[..., None] + np.arange(size, dtype=np.int64) * stride
+    flat = offsets.ravel()
+    order = np.argsort(flat, kind="stable")
+    starts = np.r_[True, flat[order][1:] != flat[order][:-1]]
+    group = np.empty_like(order)
+    group[order] = np.cumsum(starts) - 1
+    counts = np.bincount(group)
+    widest = int(counts.max())
+    if widest == 1:
+        return None
+    first = np.flatnonzero(starts)[group]
+    step = np.minimum(np.arange(widest)[None, :], (counts[group] - 1)[:, None])
+    return order[first[:, None] + step]
+
+
+def shared_addresses(model: Expected, desc: TensorDesc) -> Expected:
+    """The model of an accepted output whose elements share addresses (spec-notes §11: an
+    output with overlapping elements, rejected or accepted): each address may hold the value of
+    any element written to it, so each element may equal any of its address's elements' values
+    (a one_of model over them; the legal envelope and the readings alike). Exact and one_of
+    models only: an output of arithmetic with shared addresses is not judged."""
+    groups = sharers(desc)
+    if groups is None:
+        return model
+    if model.kind == "within":
+        raise CaseError(f"an output whose elements share an address is judged only where it "
+                        f"is exact ({model.rule})")
+    shape = model.values.shape
+
+    def spread(m: Expected) -> Expected:
+        arrays = (m.values, *m.alternatives)
+        alternatives = tuple(a.ravel()[groups[:, j]].reshape(shape)
+                             for a in arrays for j in range(groups.shape[1]))
+        return Expected(m.values, kind="one_of", alternatives=alternatives,
+                        any_nan=m.any_nan,
+                        rule=f"{m.rule}; an element sharing its address with others may hold "
+                             "any of their values (spec-notes §11)",
+                        legal=None if m.legal is None else spread(m.legal),
+                        readings=tuple(spread(r) for r in m.readings))
+
+    return spread(model)
 
 
 def covers_fill(expected: Expected, fill: int) -> bool:
