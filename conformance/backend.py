@@ -245,6 +245,7 @@ BUILTIN: dict[str, str] = {
     # the 'webgpu' extra, in an environment of its own (onnxruntime-webgpu replaces onnxruntime)
     "onnxruntime-webgpu": "backends.onnxruntime_backend:OnnxRuntimeWebGpuBackend",
     "openvino": "backends.openvino_backend:OpenVinoBackend",  # the 'openvino' extra
+    "jax": "backends.jax_backend:JaxBackend",  # the 'jax' extra
     # Windows only: the 'directml' extra (onnxruntime-directml)
     "onnxruntime-directml": "backends.onnxruntime_backend:OnnxRuntimeDirectMLBackend",
     "torch": "backends.torch_backend:TorchBackend",  # the 'torch' extra

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from backends import dxdispatch as dxd
-from backends import numba_backend, onnx_model, torch_backend
+from backends import jax_backend, numba_backend, onnx_model, torch_backend
 from backends.directml import shim
 from conformance import ops
 from conformance.backend import BUILTIN, Backend, BackendLoadError, Capabilities, load_backend
@@ -32,6 +32,7 @@ DISPATCH = {
     "onnxruntime-directml": onnx_model.OPERATORS,
     "onnxruntime-webgpu": onnx_model.OPERATORS,
     "openvino": onnx_model.OPERATORS,
+    "jax": jax_backend.OPERATORS,
     "torch": torch_backend.OPERATORS,
     "torch-cuda": torch_backend.OPERATORS,
     "dxdispatch": dxd.OPERATORS,
