@@ -31,7 +31,7 @@ APPLIES = {
     "invalid": DEPTH_SPACE | RESAMPLE,
     "large": DEPTH_SPACE | RESAMPLE,
     "layouts": DEPTH_SPACE | RESAMPLE,
-    "offsets": RESAMPLE - {"RESAMPLE3"},
+    "offsets": RESAMPLE,
     "roundtrip": {"DEPTH_TO_SPACE1", "SPACE_TO_DEPTH1"},
     "sampling": RESAMPLE,
     "tables": DEPTH_SPACE | RESAMPLE,

@@ -445,6 +445,11 @@ MISREADINGS = (
     _offsets_entry("scale-from-sizes",
                    "the scale taken from the sizes (OutputSize / InputSize) instead of Scales",
                    _size_ratio, FAMILY, NOT_THE_RATIO),
+    _offsets_entry("kept-size-unscaled",
+                   "a dimension that keeps its size left unscaled (Scale 1 there, the resize "
+                   "skipped as an identity), the given Scales elsewhere",
+                   lambda ps: [(o, i, 1.0 if o == i else s, a, b) for o, i, s, a, b in ps],
+                   FAMILY, NOT_THE_RATIO),
     _offsets_entry("dimensions-reversed",
                    "Scales and pixel offsets applied in reverse dimension order (the first "
                    "value to the last dimension)",
