@@ -137,6 +137,13 @@ class NumbaBackend(Backend):
         return self._tables[what]
 
     @property
+    def environment(self) -> dict[str, str]:
+        """The Numba that compiles the kernels (Backend.environment's `version`)."""
+        import numba
+
+        return {"version": f"numba {numba.__version__}"}
+
+    @property
     def capabilities(self) -> Capabilities:
         return Capabilities.full(KERNELS, "Numba kernels on the bound buffers; float32 "
                                           "arithmetic for linear resampling")

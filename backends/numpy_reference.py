@@ -28,6 +28,11 @@ class NumpyReferenceBackend(Backend):
         return Capabilities.full(ops.OPERATORS,
                                  "the suite's reference: float64 arithmetic, one rounding")
 
+    @property
+    def environment(self) -> dict[str, str]:
+        """The NumPy the reference computes with (Backend.environment's `version`)."""
+        return {"version": f"numpy {np.__version__}"}
+
     def create_operator(self, call: OperatorCall) -> None:
         self.validate(call)
 

@@ -267,6 +267,13 @@ class TorchBackend(Backend):
         """Why nothing can run, or None."""
         return NOT_INSTALLED if self.torch is None else None
 
+    @property
+    def environment(self) -> dict[str, str]:
+        """The torch that ran and its device (Backend.environment's `version`)."""
+        if self.unavailable:
+            return {}
+        return {"version": f"torch {self._imported().__version__} {self.device}"}
+
     def _imported(self) -> ModuleType:
         """torch itself, once `unavailable` is known to be None (it is set wherever torch is)."""
         if self.torch is None:

@@ -17,6 +17,7 @@ rule raises ResultsFileError, one line naming the file and the first thing wrong
 from __future__ import annotations
 
 import json
+import lzma
 import os
 import platform
 import sys
@@ -280,17 +281,30 @@ def result_problem(record: Any, where: str = "") -> str | None:
     return wrong
 
 
+#: The most bytes an .xz results file may unpack to (a whole-suite run is some tens of MiB).
+MAX_UNPACKED = 1 << 30
+
+
 def read(path: str | Path) -> ResultsDocument:
-    """The results document of a results file, checked against the format (module docstring)
+    """The results document of a results file (xz-compressed where its name ends in .xz),
+    checked against the format (module docstring)
     and sanitised (safe_text: an old or hand-made file follows the rule results are written
     by). ResultsFileError, one line naming the file and what is wrong, when it is not one.
     Written back (write), it gives the same JSON: the fields it lacks are left out, those the
     format does not document kept (ResultsDocument.to_json)."""
     try:
         data = Path(path).read_bytes()
+        if str(path).endswith(".xz"):  # a committed record (docs/gpu/*.json.xz)
+            unpack = lzma.LZMADecompressor()
+            data = unpack.decompress(data, max_length=MAX_UNPACKED)
+            if not unpack.eof:
+                raise ResultsFileError(f"{path}: not a results document: it unpacks to more "
+                                       f"than {MAX_UNPACKED >> 20} MiB, or is cut short")
     except OSError as exc:
         raise ResultsFileError(f"{path}: cannot read the results file: "
                                f"{exc.strerror or exc}") from None
+    except lzma.LZMAError as exc:
+        raise ResultsFileError(f"{path}: not a results document: not xz data ({exc})") from None
     try:
         doc = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:

@@ -210,6 +210,7 @@ def test_capabilities_are_honest(torch_backend: tb.TorchBackend) -> None:
     # RESAMPLE(1)'s floor(c + 0.5) pairs, RESAMPLE2/3's floor(c) pairs, half-pixel linear
     assert caps.offset_pairs == {(0.5, 0.0), (0.5, -0.5), (0.0, 0.0), (0.0, -0.5)}
     assert "not implemented for 'UInt32'" in caps.notes
+    assert torch_backend.environment == {"version": f"torch {torch_backend.torch.__version__} cpu"}
 
 
 def test_reasons_per_call(torch_backend: tb.TorchBackend) -> None:

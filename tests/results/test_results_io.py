@@ -98,6 +98,23 @@ def test_a_written_document_reads_back_as_it_was(tmp_path: Path) -> None:
     assert read(path).results == doc.results
 
 
+def test_an_xz_compressed_document_reads_and_a_bomb_or_cut_one_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import lzma
+
+    doc = made(tmp_path)
+    results.write(doc, tmp_path / "results.json")
+    packed = lzma.compress((tmp_path / "results.json").read_bytes())
+    (tmp_path / "results.json.xz").write_bytes(packed)
+    assert read(tmp_path / "results.json.xz") == doc
+    (tmp_path / "cut.json.xz").write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(results.ResultsFileError, match=r"cut\.json\.xz: not a results document"):
+        read(tmp_path / "cut.json.xz")
+    monkeypatch.setattr("conformance.results.io.MAX_UNPACKED", 100)
+    with pytest.raises(results.ResultsFileError, match="unpacks to more than"):
+        read(tmp_path / "results.json.xz")
+
+
 def test_an_older_document_without_the_newer_fields_reads(tmp_path: Path) -> None:
     doc = written(tmp_path)
     for key in ("execution_flags", "diagnoses", "baseline", "complete", "load_errors",
