@@ -154,6 +154,9 @@ def print_summary(doc: ResultsDocument, found: list[Result], json_path: str,
             what = (f"pattern {e['pattern']!r} of the entry of {len(e['cases'])} patterns"
                     if "pattern" in e else f"entry {e['cases']!r}")
             print(f"  stale baseline {what} ({e['status']}): {e['why']}")
+        if known.outside:
+            print(f"  {counted(len(known.outside), 'baseline entry', 'baseline entries')} "
+                  "cover only cases this run did not select (not stale)")
         elsewhere = known.not_applying
         if elsewhere:
             print(f"  {counted(len(elsewhere), 'baseline entry', 'baseline entries')} not for "

@@ -21,6 +21,7 @@ here and cover no case; those that are not for this run are listed apart, never 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import platform
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -130,6 +131,9 @@ class Applied:
     not_applying: list[dict[str, Any]] = field(default_factory=list)
     #: The run's tags the entries' `when:` were matched against (run_tags).
     tags: dict[str, str] = field(default_factory=dict)
+    #: The entries (or patterns of a list) that cover no case of this run but cases the run
+    #: did not select (a -k or --shard run): not stale, only outside the selection.
+    outside: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def expected(self) -> list[str]:
@@ -145,7 +149,7 @@ class Applied:
         """What the results document says of the baseline applied (`path`: as given)."""
         return BaselineSummary(path=path, tags=self.tags, xpass=self.xpass,
                                expected=self.expected, waived=self.waived, stale=self.stale,
-                               not_applying=self.not_applying)
+                               not_applying=self.not_applying, outside=self.outside)
 
     def to_json(self, path: str) -> dict[str, Any]:
         return self.summary(path).to_json()
@@ -293,15 +297,17 @@ def run_tags(backend: str, execution_flags: Sequence[str] = (),
 
 
 def apply(baseline: Baseline, found: list[Result], today: dt.date | None = None,
-          tags: Mapping[str, str] | None = None) -> Applied:
+          tags: Mapping[str, str] | None = None,
+          unselected: Sequence[str] = ()) -> Applied:
     """The results with the baseline's expectations applied, the ids that passed unexpectedly,
     the stale entries and those not for this run. tags: the run's (run_tags); an entry with a
     `when:` applies only where each of its tags matches them (with no tags given, no entry
     with a `when:` applies). An expired entry applies to nothing (its cases count as they
     are). A case is matched by the first entry of its status that applies, in file order.
     Staleness is per pattern: an entry that applies is stale where it covers no case, and so is
-    each pattern of a list that matches no case (a group of the finding that no longer fails,
-    or that the run did not select)."""
+    each pattern of a list that matches no case (a group of the finding that no longer fails).
+    unselected: the ids of the cases loaded but not run (a -k or --shard selection); an entry
+    or pattern that matches one of them and no case run is outside the selection, not stale."""
     today = today or dt.date.today()
     tags = dict(tags or {})
     live = [e for e in baseline.entries if e.expires is None or e.expires >= today]
@@ -328,19 +334,22 @@ def apply(baseline: Baseline, found: list[Result], today: dt.date | None = None,
             xpass.append(r.id)
         else:
             out.append(r)
-    stale, not_applying = [], []
+    stale, not_applying, outside = [], [], []
     for e in baseline.entries:
         if e.expires is not None and e.expires < today:
             stale.append({**e.to_json(), "why": f"expired on {e.expires.isoformat()}"})
         elif (why := e.not_here(tags)) is not None:
             not_applying.append({**e.to_json(), "why": f"not for this run: {why}"})
-        elif len(e.cases) == 1:
-            if (e.number, e.cases[0]) not in matched:
-                stale.append({**e.to_json(), "why": "matches no case"})
         else:
-            stale += [{**e.to_json(), "pattern": p, "why": "matches no case"}
-                      for p in e.cases if (e.number, p) not in matched]
-    return Applied(out, xpass, stale, not_applying, tags)
+            for p in e.cases:
+                if (e.number, p) in matched:
+                    continue
+                one = {**e.to_json(), **({"pattern": p} if len(e.cases) > 1 else {})}
+                if unselected and any(map(id_matcher((p,)), unselected)):
+                    outside.append({**one, "why": "covers only cases this run did not select"})
+                else:
+                    stale.append({**one, "why": "matches no case"})
+    return Applied(out, xpass, stale, not_applying, tags, outside)
 
 
 def join(records: Sequence[BaselineSummary]) -> BaselineSummary:
@@ -350,12 +359,23 @@ def join(records: Sequence[BaselineSummary]) -> BaselineSummary:
     first shard's (the same run); a pattern of a list stale where it matched no case in any
     shard. Records from before tags and waivers lack those keys (read as empty)."""
     first = records[0]
+
+    def key(e: dict[str, Any]) -> str:
+        return json.dumps({k: v for k, v in e.items() if k != "why"}, sort_keys=True)
+
+    unmatched = [{key(e) for e in (*r.stale, *r.outside)} for r in records]
     stale = [e for e in first.stale
              if str(e.get("why", "")).startswith("expired")
-             or all(e in r.stale for r in records)]
+             or all(key(e) in u for u in unmatched)]
+    # a shard's cases are the others' unselected ones: an entry outside every shard's
+    # selection covers only cases no shard ran; one stale in a shard matches none at all
+    outside_all = set.intersection(*({key(e) for e in r.outside} for r in records))
+    stale += [e for r in records[1:] for e in r.stale
+              if key(e) not in {key(x) for x in stale} and all(key(e) in u for u in unmatched)]
+    outside = [e for e in first.outside if key(e) in outside_all]
     return BaselineSummary(
         path=first.path, tags=first.tags,
         xpass=sorted({i for r in records for i in r.xpass}),
         expected=sorted({i for r in records for i in r.expected}),
         waived=sorted({i for r in records for i in r.waived}),
-        stale=stale, not_applying=first.not_applying)
+        stale=stale, not_applying=first.not_applying, outside=outside)

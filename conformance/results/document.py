@@ -168,6 +168,8 @@ class BaselineSummary(Record):
     #: The stale entries and those not for this run: each an entry's fields and `why`.
     stale: list[dict[str, Any]] = field(default_factory=list)
     not_applying: list[dict[str, Any]] = field(default_factory=list)
+    #: The entries (or patterns) that cover only cases the run did not select (-k, --shard).
+    outside: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass

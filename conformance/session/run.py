@@ -162,6 +162,9 @@ class Session:
         self.baseline = baselines.load(options.baseline) if options.baseline else None
         self.paths: list[Path] = []
         self.selected: Sequence[Case] = []
+        #: The ids of the cases loaded but not taken (a -k or --shard run): a baseline entry
+        #: that covers only those is outside the selection, not stale.
+        self.unselected: list[str] = []
         self.cases: list[Case] = []
         self.load_errors: list[CaseFileError] = []
         self.shard: dict[str, Any] | None = None
@@ -201,14 +204,17 @@ class Session:
         errors = self.load_errors if collect_errors else None
         # A certification believes no parse-cache entry: the backend's user can write them.
         with cache.fresh() if o.certify else nullcontext():
-            chosen = select_indexed(index(self.paths, errors), o.patterns)
+            indexed = index(self.paths, errors)
+            chosen = select_indexed(indexed, o.patterns)
             self.shard = None
             if o.shard:
                 mine, self.shard = shards.take(chosen, *shards.parse(o.shard))
+                self.unselected = _others(indexed, mine)
                 self._launch(launch, len(mine))
                 self.cases = build_indexed(mine, errors)
                 self.selected = _Selection(chosen, errors)
             else:
+                self.unselected = _others(indexed, chosen)
                 self._launch(launch, len(chosen))
                 self.cases = build_indexed(chosen, errors)
                 self.selected = list(self.cases)
@@ -399,7 +405,8 @@ class Session:
         self.duration_s = perf_counter() - t0  # not the workers' exit
         by_id = {**journal.done, **{r.id: r for r in new}}
         found = [by_id[c.id] for c in self.cases if c.id in by_id]
-        self.applied = (baselines.apply(self.baseline, found, tags=self.tags())
+        self.applied = (baselines.apply(self.baseline, found, tags=self.tags(),
+                                        unselected=self.unselected)
                         if self.baseline else None)
         self.results = self.applied.results if self.applied else found
         return self.results
@@ -485,3 +492,9 @@ class Session:
             case.id, [case.file] if case.file else self.paths, o.backend, level=o.level,
             execution_flags=o.execution_flags.names, case_level=case.feature_level,
             case_level_below=case.feature_level_below)
+
+
+def _others(indexed: Sequence[Any], taken: Sequence[Any]) -> list[str]:
+    """The ids of the indexed cases not taken."""
+    mine = {e.id for e in taken}
+    return [e.id for e in indexed if e.id not in mine]

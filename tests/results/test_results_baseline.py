@@ -70,7 +70,8 @@ def test_known_failures_become_xfail_and_do_not_fail_the_run(
                                         "NOT_SUPPORTED"]
     assert doc["summary"]["XFAIL"] == 4 and doc["summary"]["FAIL"] == 0
     assert doc["baseline"] == {
-        "path": str(path), "xpass": [], "stale": [], "not_applying": [], "waived": [],
+        "path": str(path), "xpass": [], "stale": [], "not_applying": [], "outside": [],
+        "waived": [],
         "expected": [r["id"] for r in doc["results"] if r["id"] in SWAPPED],
         "tags": {"os": platform.system().lower(), "backend": f"{BROKEN}:SwappedOrderBackend",
                  "execution_flags": "NONE"}}
@@ -277,7 +278,7 @@ def test_empty_baseline_changes_nothing(tmp_path: Path, dmlconf: Dmlconf) -> Non
     assert code == 1 and doc["summary"]["FAIL"] == 4
     assert {k: v for k, v in doc["baseline"].items() if k != "tags"} == {
         "path": str(path), "xpass": [], "expected": [], "waived": [], "stale": [],
-        "not_applying": []}
+        "not_applying": [], "outside": []}
 
 
 # -- compare ------------------------------------------------------------------------------------
@@ -555,3 +556,35 @@ def test_an_entry_covers_a_case_exactly_where_one_of_its_patterns_matches_it() -
             fnmatchcase(case_id, p) if any(ch in p for ch in "*?[") else p in case_id
             for p in patterns), case_id
         assert all(id_matches(case_id, p) == entry_of(p).covers(case_id) for p in patterns)
+
+
+def test_entries_of_cases_a_partial_run_did_not_select_are_not_stale(
+        tmp_path: Path, dmlconf: Dmlconf, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 27: `-k` picks some cases; a baseline entry whose cases were not selected is
+    outside the selection (one summary line), not stale; one that matches no case loaded is."""
+    path = write_baseline(tmp_path, """\
+        - {cases: "documented/depth_to_space1/*", status: FAIL, reason: live}
+        - {cases: "documented/space_to_depth1/*", status: FAIL, reason: not selected}
+        - {cases: ["documented/resample1/*", no/such/group], status: FAIL, reason: two}
+        - {cases: no/such/case, status: ERROR, reason: fixed long ago}
+        """)
+    code, doc = run(dmlconf, "SwappedOrderBackend", "--baseline", str(path),
+                    "-k", "documented/depth_to_space1/")
+    assert code == 0
+    assert [(e["cases"], e.get("pattern")) for e in doc["baseline"]["stale"]] == [
+        (["documented/resample1/*", "no/such/group"], "no/such/group"),
+        ("no/such/case", None)]
+    assert [(e["cases"], e.get("pattern")) for e in doc["baseline"]["outside"]] == [
+        ("documented/space_to_depth1/*", None),
+        (["documented/resample1/*", "no/such/group"], "documented/resample1/*")]
+    out = capsys.readouterr().out
+    assert "2 baseline entries cover only cases this run did not select (not stale)" in out
+    assert "space_to_depth1" not in out and "stale baseline pattern 'no/such/group'" in out
+    # shards: each shard's cases are the others' unselected ones; joined, nothing is outside
+    shards = [baseline.apply(baseline.load(path), [Result(id=i, status="FAIL", message="m")],
+                             unselected=[o for o in (D2S1_DCR, S2D1_DCR) if o != i]
+                             ).summary("b.yaml") for i in (D2S1_DCR, S2D1_DCR)]
+    joined = baseline.join(shards)
+    assert joined.outside == []
+    assert sorted(str(e.get("pattern", e["cases"])) for e in joined.stale) == [
+        "documented/resample1/*", "no/such/case", "no/such/group"]

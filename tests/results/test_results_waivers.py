@@ -503,11 +503,11 @@ def test_merge_joins_the_shards_baseline_records() -> None:
     typed = BaselineSummary.from_json
     assert baseline.join([typed(first), typed(second)]).to_json() == {
         "path": "b.yaml", "tags": {"os": "linux"}, "xpass": ["c"], "expected": ["a"],
-        "waived": ["b"], "stale": [stale], "not_applying": [elsewhere]}
+        "waived": ["b"], "stale": [stale], "not_applying": [elsewhere], "outside": []}
     before = {"path": "b.yaml", "xpass": ["c"], "stale": []}  # shards from before waivers
     assert baseline.join([typed(before), typed(before)]).to_json() == {
         "path": "b.yaml", "tags": {}, "xpass": ["c"], "expected": [], "waived": [],
-        "stale": [], "not_applying": []}
+        "stale": [], "not_applying": [], "outside": []}
 
 
 def test_merged_shards_keep_waivers_and_expected_failures_apart(
