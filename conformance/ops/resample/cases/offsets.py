@@ -236,8 +236,49 @@ def _scale_not_ratio() -> list[dict]:
     return out
 
 
+#: (size, Scale) of a dimension that keeps its size although its Scale is not 1.
+KEPT = ((3, 1.25), (4, 1.1), (5, 1.15), (6, 1.1), (3, 1.3), (7, 1.1))
+
+
+def kept_size(operator: str) -> list[dict]:
+    """LINEAR calls, per data type, where one dimension keeps its size under a Scale other
+    than 1 (KEPT) and the other spatial one doubles: an implementation that skips the kept
+    dimension as an identity (misreading kept-size-unscaled) reads the wrong pixels there.
+    RESAMPLE with its implied 0.5 / -0.5; RESAMPLE1 also with 0 / 0 on the kept dimension."""
+    out = []
+    pairs = ((0.5, -0.5),) if operator == "RESAMPLE" else ((0.5, -0.5), (0.0, 0.0))
+    for data_type in TYPES:
+        for size, scale in KEPT:
+            for axis in (2, 3):
+                for offsets in pairs:
+                    other = 5 - axis
+                    sizes = [1, 2, 3, 3]
+                    sizes[axis] = size
+                    outs = list(sizes)
+                    outs[other] *= 2
+                    scales = [1.0, 1.0, 1.0, 1.0]
+                    scales[axis], scales[other] = scale, 2.0
+                    per_axis = [(0.5, -0.5)] * 4
+                    per_axis[axis] = offsets
+                    attributes = offsets_attributes("LINEAR", scales, per_axis)
+                    if operator == "RESAMPLE":
+                        attributes = {k: attributes[k] for k in ("InterpolationMode", "Scales")}
+                    tensors = {"InputTensor": desc(data_type, sizes),
+                               "OutputTensor": desc(data_type, outs)}
+                    cid = (f"generated/offsets/{operator.lower()}/kept-size/{AXES[axis]}/"
+                           f"{size}-at-{scale}/offsets-{offsets[0]}_{offsets[1]}/"
+                           f"{data_type.name.lower()}")
+                    out.append(case(
+                        cid, operator, attributes, tensors, family=FAMILY,
+                        spec=[cite(PAGE, "Scales"), cite("NOTES", "4")],
+                        inputs={"InputTensor": smooth_input(cid, tensors["InputTensor"])},
+                        tags=["kept-size", AXES[axis]]))
+    return out
+
+
 def files() -> dict[str, list[dict]]:
     return {"single_axis": _single_axis(), "scale_not_ratio": _scale_not_ratio(),
+            "kept_size": kept_size("RESAMPLE"),
             "all_axes": _all_axes(),
             "fewer_dimensions": _fewer_dimensions(), "affine": _affine(), "ties": _ties()}
 

@@ -1,13 +1,14 @@
 """RESAMPLE3's coordinates in 1, 2 and 3 dimensions: RESAMPLE1's offsets-family calls of fewer
 dimensions (conformance/ops/resample/cases/offsets.py: seeded random scales, offsets, crops and
-clamps; among them dimensions that keep their size under another Scale, which misreading
-kept-size-unscaled skips) as RESAMPLE3 calls with Antialiased FALSE, which the page makes
-RESAMPLE2 (Remarks), the RoundingDirections in turn. The antialiased filter has its own family
+clamps), and its LINEAR calls that keep a dimension's size under a Scale other than 1 (which
+misreading kept-size-unscaled skips), as RESAMPLE3 calls with Antialiased FALSE, which the page
+makes RESAMPLE2 (Remarks), the RoundingDirections in turn. The antialiased filter has its own family
 (antialias); here the coordinate relation RESAMPLE3 repeats is what is checked.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import count
 
 from conformance.kit.build import cite
@@ -23,11 +24,16 @@ SPEC = Resample3()
 
 
 def files() -> dict[str, list[dict]]:
+    return {"resample3_fewer_dimensions": _restated(
+                s for s in offsets.files()["fewer_dimensions"] if s["operator"] == "RESAMPLE1"),
+            "resample3_kept_size": _restated(offsets.kept_size("RESAMPLE1"))}
+
+
+def _restated(sources: Iterable[dict]) -> list[dict]:
+    """RESAMPLE1 cases as RESAMPLE3 calls with Antialiased FALSE, the directions in turn."""
     turn = count()
     out = []
-    for source in offsets.files()["fewer_dimensions"]:
-        if source["operator"] != "RESAMPLE1":
-            continue
+    for source in sources:
         direction = DIRECTIONS[next(turn) % 2]
         attributes = SPEC.stated(source["attributes"], direction, antialiased=0)
         out.append(restated(source, SPEC.name, attributes, variant=direction.lower(),
@@ -35,4 +41,4 @@ def files() -> dict[str, list[dict]]:
                             cites=[cite(SPEC.page, "RoundingDirection"),
                                    cite(SPEC.page, "Remarks")],
                             what=f"RoundingDirection {direction}, Antialiased FALSE"))
-    return {"resample3_fewer_dimensions": out}
+    return out
