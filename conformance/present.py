@@ -8,6 +8,7 @@ only, below every face.
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from typing import Any, TextIO
 
@@ -23,6 +24,7 @@ from conformance.results import (
     counted,
     mustpass,
 )
+from conformance.results.verdicts import NOT_RECOGNISED, diagnoses
 
 
 class Progress:
@@ -34,6 +36,9 @@ class Progress:
         self.done = 0
         self.counts = dict.fromkeys(results.STATUSES, 0)
         self.next_line = 0
+        self.width = line_width()
+        #: The tolerance rules the FAIL lines referred to as [k], in order (failure_line).
+        self.rules: list[str] = []
 
     def __call__(self, result: Result) -> None:
         self.done += 1
@@ -42,8 +47,11 @@ class Progress:
             return
         if result.status in FAILING:
             self._clear()
-            first = result.message.splitlines()[0] if result.message else ""
-            self.stream.write(f"{result.status} {result.id}: {first[:300]}\n")
+            known = len(self.rules)
+            line = failure_line(result, self.width, self.rules).lstrip()
+            for k, rule in enumerate(self.rules[known:], start=known + 1):  # each once
+                self.stream.write(f"judged by [{k}]: {rule}\n")
+            self.stream.write(line + "\n")
         if self.tty:
             width = 30
             filled = width * self.done // max(self.total, 1)
@@ -187,3 +195,52 @@ def verdict_lines(doc: ResultsDocument) -> dict[str, str]:
     claimed."""
     reasons = unclaimed_reasons(doc)
     return {level: verdict_line(v, reasons.get(level)) for level, v in doc.verdict.items()}
+
+def _split_rules(message: str, rules: list[str]) -> str:
+    """The message with each "N of M elements differ (<rule>)" rule replaced by a reference
+    [k] into rules (appended to where new): the rule is long and the same on many lines."""
+    out, at = [], 0
+    marker = "elements differ ("
+    while (start := message.find(marker, at)) >= 0:
+        depth, end = 0, start + len(marker) - 1
+        for end in range(start + len(marker) - 1, len(message)):
+            depth += {"(": 1, ")": -1}.get(message[end], 0)
+            if depth == 0:
+                break
+        rule = message[start + len(marker):end]
+        if rule not in rules:
+            rules.append(rule)
+        out.append(message[at:start] + f"elements differ [{rules.index(rule) + 1}]")
+        at = end + 1
+    return "".join(out) + message[at:]
+
+
+def failure_line(r: Result, width: int, rules: list[str]) -> str:
+    """One failing result in one line of the terminal: its cause first (the misreading its
+    FAIL was diagnosed as, or that none matched), then its message, the tolerance rule as a
+    reference [k] into rules (said once, after the lines), cut to width."""
+    text = (r.message or "").splitlines()[0] if r.message else ""
+    text = text.split(" | diagnosis: ")[0]
+    if r.status == "FAIL":
+        readings = (r.diagnosis or {}).get("readings") or []
+        cause = ("diagnosis: " + ", ".join(readings) if readings
+                 else "diagnosis: none of the catalogue's misreadings matched")
+        text = f"{cause} | {_split_rules(text, rules)}"
+    line = f"  {r.status} {r.id}: {text}"
+    return line if len(line) <= width else line[:max(width - 3, 20)] + "..."
+
+
+def diagnosis_rollup(found: list[Result]) -> str:
+    """'diagnoses of the 44 FAILs: nearest-floor 41, none matched 3', or "" without FAILs."""
+    counts = diagnoses(found)
+    total = sum(r.status == "FAIL" for r in found)
+    if not total:
+        return ""
+    parts = [f"{'none matched' if k == NOT_RECOGNISED else k} {n}" for k, n in counts.items()]
+    return f"diagnoses of the {counted(total, 'FAIL')}: " + ", ".join(parts)
+
+
+def line_width() -> int:
+    """The width a FAIL line keeps within: the terminal's (COLUMNS where set), 200 where the
+    output is no terminal (a CI log)."""
+    return shutil.get_terminal_size((200, 24)).columns

@@ -15,7 +15,7 @@ from pathlib import Path
 from conformance.casefile import CaseFileError
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.present import verdict_lines
+from conformance.present import diagnosis_rollup, failure_line, line_width, verdict_lines
 from conformance.results import FAILING, Result, ResultsDocument, counted
 from conformance.session import DEFAULT_JSON, RunOptions, Session, is_flaky
 
@@ -132,10 +132,17 @@ def print_summary(doc: ResultsDocument, found: list[Result], json_path: str,
         print(f"  {counted(flaky, 'failing case')} {'is' if flaky == 1 else 'are'} FLAKY: a "
               "retry ended otherwise (--retries)")
     shown = [r for r in found if r.status in FAILING]
+    width = line_width()
+    rules: list[str] = []
     for r in shown[:20]:
-        print(f"  {r.status} {r.id}: {r.message.splitlines()[0][:200] if r.message else ''}")
+        print(failure_line(r, width, rules))
     if len(shown) > 20:
         print(f"  ... and {len(shown) - 20} more in {json_path}")
+    for rule in rules:  # the tolerance each FAIL above was judged by, said once
+        print(f"  judged by [{rules.index(rule) + 1}]: {rule}")
+    rollup = diagnosis_rollup(found)
+    if rollup:
+        print(f"  {rollup}")
     known = doc.baseline
     if known:
         expected, waived = known.expected, known.waived
@@ -201,3 +208,4 @@ def selection(q: argparse.ArgumentParser) -> None:
                         "cases, wherever dmlconf runs)")
     q.add_argument("-k", action="append", default=[], metavar="PATTERN",
                    help="select case ids: a substring, or a glob with * ? [ (repeatable)")
+

@@ -148,9 +148,12 @@ def test_broken_backend_makes_run_exit_1_and_names_the_failure(
                  str(tmp_path / "r.json"), "--backend", f"{BROKEN}:SwappedOrderBackend"])
     assert code == 1
     captured = capsys.readouterr()
-    assert f"FAIL {D2S1_CRD}: OutputTensor: 36 of 48 elements differ" in captured.err
+    assert (f"FAIL {D2S1_CRD}: diagnosis: other-order | OutputTensor: 36 of 48 elements "
+            "differ [") in captured.err
+    assert "judged by [1]: bit-exact, the case's values" in captured.err
     assert "feature level 2_1: NOT conformant" in captured.out
-    assert f"  FAIL {D2S1_CRD}: OutputTensor: 36 of 48" in captured.out
+    assert f"  FAIL {D2S1_CRD}: diagnosis: other-order | OutputTensor: 36 of 48" in captured.out
+    assert "  diagnoses of the 4 FAILs: other-order 4" in captured.out
     doc = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert doc["summary"]["FAIL"] == 4
     assert doc["backend"]["name"] == f"{BROKEN}:SwappedOrderBackend"
@@ -410,3 +413,30 @@ def test_a_partial_run_has_no_verdict_and_says_how_much_of_the_mustpass_list_it_
         assert (f"feature level {level}: {v['mustpass_run']} of {v['mustpass']} mustpass "
                 "cases run: no verdict") in out
     assert ": conformant" not in out
+
+
+def test_a_fail_line_leads_with_its_cause_and_fits_the_terminal() -> None:
+    """Issue 27: the diagnosis first (or that none matched), the tolerance rule said once
+    after the lines as [k], each line within the terminal's width, and a roll-up."""
+    from conformance.present import diagnosis_rollup, failure_line
+    from conformance.results import Result
+
+    rule = ("linear, within the legal envelope of float32 math under the Direct3D "
+            "floating-point rules (Direct3D 11 and up) (docs/tolerances.md)")
+    message = (f"OutputTensor: 3 of 48 elements differ ({rule}): [0, 1, 0, 2] expected 5, got 7"
+               " | diagnosis: the output equals nearest taking floor(c)")
+    found = [Result(id="t/a", status="FAIL", message=message,
+                    diagnosis={"readings": ["nearest-floor"], "text": "..."}),
+             Result(id="t/b", status="FAIL", message=message.split(" | ")[0]),
+             Result(id="t/c", status="FAIL", message=message,
+                    diagnosis={"readings": ["nearest-floor"], "text": "..."}),
+             Result(id="t/d", status="ERROR", message="boom\ntraceback")]
+    rules: list[str] = []
+    lines = [failure_line(r, 120, rules) for r in found]
+    assert lines[0] == ("  FAIL t/a: diagnosis: nearest-floor | OutputTensor: 3 of 48 elements "
+                        "differ [1]: [0, 1, 0, 2] expected 5, got 7")
+    assert lines[1].startswith("  FAIL t/b: diagnosis: none of the catalogue's misreadings")
+    assert all(len(line) <= 120 for line in lines) and lines[1].endswith("...")
+    assert lines[3] == "  ERROR t/d: boom"
+    assert rules == [rule]  # said once, however many lines
+    assert diagnosis_rollup(found) == "diagnoses of the 3 FAILs: nearest-floor 2, none matched 1"

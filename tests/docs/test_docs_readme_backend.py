@@ -113,7 +113,8 @@ def test_the_readme_backend_passes_what_it_claims_and_the_rest_is_not_supported(
                for r in doc["results"])
     # the reasons the README quotes are the ones the run gives
     reasons = {r["message"] for r in others}
-    quoted = [s for s in quoted_outputs() if not s.startswith("FAIL ")]
+    quoted = [s for s in quoted_outputs()
+              if not s.startswith(("FAIL ", "judged by", "diagnoses of"))]
     assert quoted, "the README quotes no NOT_SUPPORTED reason"
     for reason in quoted:
         assert reason in reasons, f"`{reason}` is not what the run says: {sorted(reasons)}"
@@ -132,16 +133,20 @@ def test_a_copy_with_the_orders_swapped_fails_naming_the_case(tmp_path: Path) ->
         assert "diagnosis: the output equals the other Order" in message
         printed = [line.strip() for line in (proc.stdout + proc.stderr).splitlines()
                    if line.strip().startswith(f"FAIL {case_id}: ")]
-        assert printed, proc.stdout  # the terminal names the case, with (the start of) why
-        assert message.startswith(printed[0].split(": ", 1)[1][:80])
-    # the FAIL line the README quotes (with "..." for what it leaves out) is the one printed
-    (quoted,) = [s for s in quoted_outputs() if s.startswith("FAIL ")]
+        assert printed, proc.stdout  # the terminal names the case, its cause first
+        cause, why = printed[0].split(": ", 1)[1].split(" | ", 1)
+        assert cause == "diagnosis: other-order"
+        assert message.startswith(why.split(" [1]")[0].removesuffix("..."))
+    # what the README quotes of the run (with "..." for what it leaves out) is what it printed
     printed = " ".join((proc.stdout + proc.stderr).split())
-    position = 0
-    for part in quoted.split(" ... "):
-        found = printed.find(part, position)
-        assert found >= 0, f"the run did not print {part!r} (the README quotes it): {printed}"
-        position = found + len(part)
+    quoted = [s for s in quoted_outputs() if s.startswith(("FAIL ", "judged by", "diagnoses of"))]
+    assert len(quoted) == 3, quoted
+    for quote in quoted:
+        position = 0
+        for part in quote.removesuffix(" ...").split(" ... "):
+            found = printed.find(part, position)
+            assert found >= 0, f"the run did not print {part!r} (the README quotes it): {printed}"
+            position = found + len(part)
 
 
 def entry_points_table() -> dict[str, str]:
