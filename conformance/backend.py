@@ -22,10 +22,12 @@ A backend is selected by
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.util
 import inspect
+import re
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
@@ -275,9 +277,7 @@ def registered() -> dict[str, str]:
 def _load_class(target: str) -> type:
     module_part, sep, class_name = target.rpartition(":")
     if not sep or not module_part or not class_name:
-        raise BackendLoadError(
-            f"backend {target!r} is not a registered name ({', '.join(registered())}), "
-            "'package.module:Class' or 'path/to/file.py:Class'")
+        raise BackendLoadError(_unknown(target))
     if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
         path = Path(module_part)
         if not path.is_file():
@@ -305,7 +305,28 @@ def _load_class(target: str) -> type:
         raise BackendLoadError(f"{module_part} has no {class_name}")
     if not (inspect.isclass(cls) and issubclass(cls, Backend)):
         raise BackendLoadError(f"{target} is not a subclass of conformance.backend.Backend")
+    if inspect.isfunction(inspect.getattr_static(cls, "capabilities", None)):
+        raise BackendLoadError(
+            f"{target}: capabilities must be a property, read as backend.capabilities: write "
+            "@property on the line above def capabilities")
     return cls
+
+
+def _unknown(target: str) -> str:
+    """What to fix where a --backend value names no backend: the class a .py file needs, or
+    the registered name it is closest to."""
+    path = Path(target)
+    if target.endswith(".py") and path.is_file():
+        found = re.findall(r"^class\s+(\w+)\s*\(", path.read_text(encoding="utf-8",
+                                                               errors="replace"), re.M)
+        hint = f" (it defines {', '.join(found)})" if found else ""
+        return (f"backend {target!r} names a file but not its class: write "
+                f"{target}:ClassName{hint}")
+    names = list(registered())
+    close = difflib.get_close_matches(target, names, n=1)
+    mean = f"did you mean {close[0]!r}? " if close else ""
+    return (f"backend {target!r} is not a registered name: {mean}the names are "
+            f"{', '.join(names)}; or give 'package.module:Class' or 'path/to/file.py:Class'")
 
 
 def backend_class(spec: str) -> type[Backend]:

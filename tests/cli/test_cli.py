@@ -177,7 +177,10 @@ def test_run_defaults_to_the_source_cases_and_reports_results_json(
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--backend", "no-such-backend"],
-     "dmlconf: error: backend 'no-such-backend' is not a registered name (numpy"),
+     "dmlconf: error: backend 'no-such-backend' is not a registered name: the names are numpy"),
+    (["--backend", "nunpy"], "is not a registered name: did you mean 'numpy'? the names are"),
+    (["--backend", str(BROKEN)], f"names a file but not its class: write {BROKEN}:ClassName "
+                                 "(it defines OverrunBackend, "),
     (["--backend", "no_such_module_xyz:Backend"],
      "dmlconf: error: importing no_such_module_xyz failed: ModuleNotFoundError"),
     (["--backend", "/no/such/file.py:Backend"],
@@ -440,3 +443,18 @@ def test_a_fail_line_leads_with_its_cause_and_fits_the_terminal() -> None:
     assert lines[3] == "  ERROR t/d: boom"
     assert rules == [rule]  # said once, however many lines
     assert diagnosis_rollup(found) == "diagnoses of the 3 FAILs: nearest-floor 2, none matched 1"
+
+
+def test_capabilities_written_as_a_method_says_to_make_it_a_property(tmp_path: Path) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text("from conformance.backend import Backend, Capabilities\n"
+                    "class Mine(Backend):\n"
+                    "    def capabilities(self):\n"
+                    "        return Capabilities(operators={})\n"
+                    "    def execute(self, call, bindings):\n"
+                    "        pass\n", encoding="utf-8")
+    from conformance.backend import BackendLoadError, load_backend
+
+    with pytest.raises(BackendLoadError, match=r"capabilities must be a property, read as "
+                                               r"backend\.capabilities: write @property"):
+        load_backend(f"{path}:Mine")
