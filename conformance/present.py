@@ -16,15 +16,16 @@ from conformance import results
 from conformance.levels import FeatureLevel
 from conformance.results import (
     FAILING,
+    NOT_RECOGNISED,
     Result,
     ResultsDocument,
     Status,
     Verdict,
     conformant_text,
     counted,
+    diagnoses,
     mustpass,
 )
-from conformance.results.verdicts import NOT_RECOGNISED, diagnoses
 
 
 class Progress:
@@ -36,7 +37,7 @@ class Progress:
         self.done = 0
         self.counts = dict.fromkeys(results.STATUSES, 0)
         self.next_line = 0
-        self.width = line_width()
+        self.width = line_width(stream)
         #: The tolerance rules the FAIL lines referred to as [k], in order (failure_line).
         self.rules: list[str] = []
 
@@ -240,7 +241,15 @@ def diagnosis_rollup(found: list[Result]) -> str:
     return f"diagnoses of the {counted(total, 'FAIL')}: " + ", ".join(parts)
 
 
-def line_width() -> int:
-    """The width a FAIL line keeps within: the terminal's (COLUMNS where set), 200 where the
-    output is no terminal (a CI log)."""
-    return shutil.get_terminal_size((200, 24)).columns
+def line_width(stream: TextIO) -> int:
+    """The width a FAIL line keeps within: the terminal's where stream is one (COLUMNS where
+    set), LOG_WIDTH where it is not (a CI log, a pipe)."""
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return shutil.get_terminal_size((LOG_WIDTH, 24)).columns if tty else LOG_WIDTH
+
+
+#: The width of a FAIL line where the output is not a terminal.
+LOG_WIDTH = 200

@@ -132,7 +132,7 @@ def print_summary(doc: ResultsDocument, found: list[Result], json_path: str,
         print(f"  {counted(flaky, 'failing case')} {'is' if flaky == 1 else 'are'} FLAKY: a "
               "retry ended otherwise (--retries)")
     shown = [r for r in found if r.status in FAILING]
-    width = line_width()
+    width = line_width(sys.stdout)
     rules: list[str] = []
     for r in shown[:20]:
         print(failure_line(r, width, rules))
