@@ -4,6 +4,9 @@ command runs the built `dmlconf run`."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+import pytest
 
 from tests.support import ROOT
 
@@ -76,3 +79,37 @@ def test_the_unit_tier_names_test_files_that_exist() -> None:
     tests = ROOT / "tests"
     files = {p.relative_to(tests).with_suffix("").as_posix() for p in tests.glob("*/test_*.py")}
     assert UNIT and UNIT <= files, sorted(UNIT - files)
+
+
+def test_the_layout_names_every_page_of_docs() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = text[text.index("    docs/  "):text.index("    benchmarks/")]
+    pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+    assert [p for p in pages if p not in layout] == []
+
+
+def test_a_partial_run_reads_no_verdict_and_a_failing_one_not_conformant(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The README: a partial run that fails nothing says "N of M mustpass cases run: no
+    verdict"; one that fails a mandatory case "NOT conformant (... N of M mustpass cases run)"."""
+    from conformance.cli import main
+
+    one = "documented/depth_to_space1/example-1-depth-column-row"
+    assert main(["run", "-q", "-k", one, "--no-isolate", "--json", str(tmp_path / "a.json")]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"feature level 2_1: 1 of \d+ mustpass cases run: no verdict", out), out
+    broken = ROOT / "tests" / "support" / "broken_backends.py"
+    assert main(["run", "-q", "-k", one, "--no-isolate", "--json", str(tmp_path / "b.json"),
+                 "--backend", f"{broken}:SwappedOrderBackend"]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"feature level 2_1: NOT conformant \(.*1 of \d+ mustpass cases run\)",
+                     out), out
+
+
+def test_no_page_installs_the_suite_from_an_index_it_is_not_on() -> None:
+    """dml-conformance is on no package index: a page installs it from a clone or a wheel."""
+    wrong = re.compile(r"pip install (?:-\S+ )*dml-conformance(?![\w./-])")
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    found = [f"{p.name}: {m.group(0)}" for p in pages
+             for m in wrong.finditer(p.read_text(encoding="utf-8"))]
+    assert found == []
