@@ -96,4 +96,9 @@ def schema_message(err: jsonschema.ValidationError) -> str:
         return (f"case id {short(repr(err.instance))}: an id is segments of letters, digits, "
                 "'_', '.' and '-' joined by '/', none of them empty, '.' or '..' (it names "
                 "the case's folder in `dmlconf export`)")
+    key = list(err.absolute_path)[-1:]
+    if (err.validator == "type" and key in (["feature_level"], ["feature_level_below"])
+            and isinstance(err.instance, int) and not isinstance(err.instance, bool)):
+        return (f"{err.instance} is a number: YAML reads an unquoted 2_1 as 21; quote the "
+                f"level: {key[0]}: \"2_1\"")
     return err.message
