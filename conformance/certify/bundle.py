@@ -314,10 +314,11 @@ def select(session: Session, level: FeatureLevel) -> None:
 
 
 def certify(request: Request, log: Log, out: TextIO,
-            summarise: Callable[[ResultsDocument, list[Result], str], None]) -> Path:
+            summarise: Callable[[ResultsDocument, list[Result], str, Path], None]) -> Path:
     """Run the certification and write its bundle; the bundle folder (its .zip is beside it).
     out: where progress goes (a Log tee: it is part of run.log); summarise(doc, results,
-    took) prints the run's summary (the same as `dmlconf run`'s). CertifyError for a refusal;
+    took, results_path) prints the run's summary (the same as `dmlconf run`'s), naming the
+    results file as the bundle will hold it. CertifyError for a refusal;
     KeyboardInterrupt leaves no bundle."""
     if request.out is not None:
         _refuse_taken(request.out)
@@ -343,7 +344,7 @@ def certify(request: Request, log: Log, out: TextIO,
 
 
 def _run_and_write(session: Session, request: Request, log: Log, out: TextIO,
-                   summarise: Callable[[ResultsDocument, list[Result], str], None],
+                   summarise: Callable[[ResultsDocument, list[Result], str, Path], None],
                    git: dict[str, Any] | None, work: Path) -> Path:
     execution = session.plan()
     started = dt.datetime.now(dt.timezone.utc)
@@ -357,7 +358,10 @@ def _run_and_write(session: Session, request: Request, log: Log, out: TextIO,
         session.run(Progress(len(session.todo), out))
     doc = session.document(request.command)
     session.write(doc)
-    summarise(doc, session.results, f"{session.duration_s:.1f} s running")
+    final = request.out or _free(DEFAULT_ROOT / (
+        f"{_slug(request.backend, runner.class_name)}-{runner.claimed_level}-"
+        f"{started.date().isoformat()}"))
+    summarise(doc, session.results, f"{session.duration_s:.1f} s running", final / RESULTS)
     report.write_reports(doc, {kind: work / name for kind, name in REPORTS.items()})
     if request.baseline:
         shutil.copyfile(request.baseline, work / BASELINE)
@@ -367,9 +371,6 @@ def _run_and_write(session: Session, request: Request, log: Log, out: TextIO,
     (work / ENVIRONMENT).write_text(
         json.dumps(environment(doc, runner.environment, git), indent=1) + "\n",
         encoding="utf-8")
-    final = request.out or _free(DEFAULT_ROOT / (
-        f"{_slug(request.backend, runner.class_name)}-{runner.claimed_level}-"
-        f"{started.date().isoformat()}"))
     out.write(f"bundle: {final}/ and {_zip_of(final)}; check it with: dmlconf verify "
               f"{_zip_of(final)}\n")
     (work / LOG).write_text(log.text(), encoding="utf-8")

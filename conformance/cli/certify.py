@@ -41,9 +41,9 @@ def cmd_certify(args: argparse.Namespace) -> int:
     out, err = log.tee(sys.stdout), log.tee(sys.stderr)
     found: dict[str, ResultsDocument] = {}
 
-    def summarise(doc: ResultsDocument, res: list[Result], took: str) -> None:
+    def summarise(doc: ResultsDocument, res: list[Result], took: str, path: Path) -> None:
         found["doc"] = doc
-        print_summary(doc, res, certify.bundle.RESULTS,
+        print_summary(doc, res, str(path),
                       f"{time.perf_counter() - args.started:.1f} s ({took})")
 
     try:

@@ -146,6 +146,7 @@ def test_a_certification_bundle_holds_the_run_and_verifies(suite: Suite,
     log = (good / "run.log").read_text()
     assert "certify: backend" in log and "feature level 6_4: conformant" in log
     assert f"dmlconf verify {good}.zip" in log
+    assert f"results: {good / 'results.json'}" in log  # the file as the bundle holds it
     assert "<fill in" in (good / "statement.md").read_text()
     # the zip holds the folder, and both verify
     with zipfile.ZipFile(f"{good}.zip") as z:
