@@ -32,7 +32,7 @@ from typing import Any, TextIO, cast
 
 import conformance
 from conformance import __version__, report
-from conformance.backend import registered
+from conformance.backend import Backend, registered
 from conformance.casefile import case_set_hash
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
@@ -209,8 +209,8 @@ def statement_template(doc: ResultsDocument) -> str:
         f"- **Organisation**: {fill}: the company or group making the claim>",
         f"- **Implementation**: {fill}: the product, driver or library certified>",
         f"- **Version**: {fill}: its version, as the users see it>",
-        f"- **Claim**: the implementation run by the backend `{doc.backend['name']}` "
-        f"(`{doc.backend['class']}`) conforms to DML_FEATURE_LEVEL_{level} of the "
+        f"- **Claim**: the implementation run by the backend {backend_title(doc.backend)} "
+        f"conforms to DML_FEATURE_LEVEL_{level} of the "
         f"dml-conformance suite {doc.suite_version} (mustpass list of "
         f"{len(doc.results)} cases), with DML_EXECUTION_FLAGS {flags}. "
         f"This run: {verdict}.",
@@ -220,10 +220,28 @@ def statement_template(doc: ResultsDocument) -> str:
     ])
 
 
-def _slug(backend: str, class_name: str) -> str:
-    """The backend's part of a bundle's name: a registered name, else the class name."""
-    name = backend if backend in registered() else class_name
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "backend"
+def declared(backend: dict[str, Any]) -> str:
+    """The name a backend gives itself (Backend.name), or "" where it kept the default."""
+    name = str(backend.get("declared_name") or "")
+    return "" if name == Backend.name else name
+
+
+def backend_title(backend: dict[str, Any]) -> str:
+    """How a statement names the backend: its own name, then how it was given (--backend) and
+    its class, the internal module name of a backend file left out."""
+    cls = str(backend.get("class", ""))
+    if cls.startswith("_dmlconf_backend_"):
+        cls = cls.split(".", 1)[-1]
+    given = f"`{backend.get('name', '')}`, class `{cls}`"
+    name = declared(backend)
+    return f"`{name}` ({given})" if name else f"{given}"
+
+
+def _slug(backend: str, class_name: str, name: str = "") -> str:
+    """The backend's part of a bundle's name: a registered name, else the name the backend
+    gives itself, else its class name."""
+    chosen = backend if backend in registered() else name or class_name
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", chosen).strip("-.") or "backend"
 
 
 def _free(folder: Path) -> Path:
@@ -359,7 +377,8 @@ def _run_and_write(session: Session, request: Request, log: Log, out: TextIO,
     doc = session.document(request.command)
     session.write(doc)
     final = request.out or _free(DEFAULT_ROOT / (
-        f"{_slug(request.backend, runner.class_name)}-{runner.claimed_level}-"
+        f"{_slug(request.backend, runner.class_name, declared(doc.backend))}-"
+        f"{runner.claimed_level}-"
         f"{started.date().isoformat()}"))
     summarise(doc, session.results, f"{session.duration_s:.1f} s running", final / RESULTS)
     report.write_reports(doc, {kind: work / name for kind, name in REPORTS.items()})

@@ -60,6 +60,7 @@ import numpy as np
 
 from conformance.backend import Capabilities, environment_problem
 from conformance.levels import FeatureLevel
+from conformance.results import sanitise
 from conformance.session.bindings import GUARD, BackendError, CaseError, _Binding
 from conformance.tensors import MINIMUM_BUFFER_TENSOR_ALIGNMENT, DataType
 
@@ -333,11 +334,14 @@ class Claims:
     asks_unsupported: bool
     #: Backend.environment, as the worker reported it (checked: environment_problem).
     environment: dict[str, str]
+    #: Backend.name, the name the backend gives itself ("" where it gave none or no text).
+    name: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"class": self.class_path, "class_name": self.class_name,
                 "capabilities": self.capabilities.to_json(),
-                "claimed_level": str(self.claimed_level), "environment": dict(self.environment)}
+                "claimed_level": str(self.claimed_level), "environment": dict(self.environment),
+                "name": self.name}
 
     @classmethod
     def parse(cls, info: Any) -> Claims:
@@ -349,9 +353,11 @@ class Claims:
             environment = info.get("environment")
             wrong = environment_problem(environment)
             _check(wrong is None, f"its environment: {wrong}")
+            name = info.get("name", "")
+            _check(isinstance(name, str) and len(name) <= 200, "its name is no short text")
             return cls(names[0], names[1], _capabilities(info.get("capabilities")),
                        FeatureLevel.parse(str(info.get("claimed_level"))),
-                       info["asks_unsupported"], dict(environment))
+                       info["asks_unsupported"], dict(environment), sanitise(name))
         except (ValueError, KeyError, TypeError) as exc:
             raise WorkerError(f"the worker described its backend in a form the harness cannot "
                               f"read ({exc})") from None

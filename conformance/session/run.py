@@ -209,12 +209,14 @@ class Session:
             self.shard = None
             if o.shard:
                 mine, self.shard = shards.take(chosen, *shards.parse(o.shard))
-                self.unselected = _others(indexed, mine)
+                taken = {e.id for e in mine}
+                self.unselected = [e.id for e in indexed if e.id not in taken]
                 self._launch(launch, len(mine))
                 self.cases = build_indexed(mine, errors)
                 self.selected = _Selection(chosen, errors)
             else:
-                self.unselected = _others(indexed, chosen)
+                taken = {e.id for e in chosen}
+                self.unselected = [e.id for e in indexed if e.id not in taken]
                 self._launch(launch, len(chosen))
                 self.cases = build_indexed(chosen, errors)
                 self.selected = list(self.cases)
@@ -441,7 +443,8 @@ class Session:
         resumed = [c.id for c in self.cases if c.id in self.journal.done]
         return results.document(
             self.results,
-            backend={"name": o.backend, "class": runner.class_path,
+            backend={"name": o.backend, "declared_name": runner.name,
+                     "class": runner.class_path,
                      "capabilities": runner.capabilities, "environment": runner.environment},
             case_set_sha256=self.case_set, claimed=runner.claimed_level,
             started_at=self.journal.run["started_at"],
@@ -492,9 +495,3 @@ class Session:
             case.id, [case.file] if case.file else self.paths, o.backend, level=o.level,
             execution_flags=o.execution_flags.names, case_level=case.feature_level,
             case_level_below=case.feature_level_below)
-
-
-def _others(indexed: Sequence[Any], taken: Sequence[Any]) -> list[str]:
-    """The ids of the indexed cases not taken."""
-    mine = {e.id for e in taken}
-    return [e.id for e in indexed if e.id not in mine]

@@ -201,7 +201,9 @@ def _worker(channel_fd: int, backend: str, level: str | None, memory_cap: int,
         built = load_backend(backend, FeatureLevel.parse(level) if level else None,
                              ExecutionFlags(execution_flags))
         cls = type(built)
+        name = built.name if isinstance(built.name, str) else ""
         ready = {"class": f"{cls.__module__}.{cls.__qualname__}", "class_name": cls.__name__,
+                 "name": name[:200],
                  "capabilities": built.capabilities.to_json(),
                  "claimed_level": str(built.claimed_level),
                  "environment": environment_of(built),

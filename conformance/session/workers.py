@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from conformance.backend import Backend, environment_of, load_backend
 from conformance.casefile import Case
 from conformance.levels import FeatureLevel
-from conformance.results import Result
+from conformance.results import Result, sanitise
 from conformance.session.case_run import run_case, run_cases
 from conformance.session.execution import (
     DEFAULT_TIMEOUT_S,
@@ -94,6 +94,7 @@ class CaseRunner:
             self.capabilities = info["capabilities"]
             self.claimed_level = FeatureLevel.parse(info["claimed_level"])
             self.environment: dict[str, str] = info["environment"]
+            self.name: str = info.get("name", "")
         else:
             self.backend = load_backend(backend, level, execution.execution_flags)
             cls = type(self.backend)
@@ -101,6 +102,7 @@ class CaseRunner:
             self.capabilities = self.backend.capabilities.to_json()
             self.claimed_level = self.backend.claimed_level
             self.environment = environment_of(self.backend)
+            self.name = sanitise(self.backend.name) if isinstance(self.backend.name, str) else ""
 
     @property
     def isolated(self) -> bool:

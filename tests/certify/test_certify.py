@@ -575,3 +575,27 @@ def test_certify_the_reference_on_the_whole_suite_and_verify(tmp_path: Path,
     assert main(["verify", str(zipped)]) == 0
     doc = json.loads((zipped.with_suffix("") / "results.json").read_text())
     assert len(doc["results"]) == len(mustpass.committed().lists["6_4"])
+
+
+def test_the_bundle_and_statement_use_the_name_the_backend_gives_itself() -> None:
+    """Issue 27: a backend from a file was named by its internal module
+    (_dmlconf_backend_<hash>.Mine); the bundle's folder and the statement now use its `name`,
+    then how it was given and its class."""
+    from conformance.backend import Capabilities
+    from conformance.certify.bundle import _slug, backend_title
+    from conformance.levels import HIGHEST
+    from conformance.session.remote import Claims, WorkerError
+
+    doc = {"name": "mine.py:Mine", "declared_name": "my-backend",
+           "class": "_dmlconf_backend_9b604c2722ea14e5.Mine"}
+    assert backend_title(doc) == "`my-backend` (`mine.py:Mine`, class `Mine`)"
+    assert backend_title({**doc, "declared_name": "backend"}) == "`mine.py:Mine`, class `Mine`"
+    assert _slug("mine.py:Mine", "Mine", "my backend!") == "my-backend"
+    assert _slug("mine.py:Mine", "Mine") == "Mine" and _slug("numpy", "X", "y") == "numpy"
+    ready = {"class": "m.Mine", "class_name": "Mine", "asks_unsupported": False,
+             "environment": {}, "claimed_level": "6_4",
+             "capabilities": Capabilities(operators={}, feature_level=HIGHEST).to_json()}
+    assert Claims.parse({**ready, "name": "my-backend"}).name == "my-backend"
+    assert Claims.parse(ready).name == ""  # a worker of before the name
+    with pytest.raises(WorkerError, match="its name is no short text"):
+        Claims.parse({**ready, "name": ["x"]})
