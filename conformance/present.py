@@ -50,8 +50,8 @@ class Progress:
             self._clear()
             known = len(self.rules)
             line = failure_line(result, self.width, self.rules).lstrip()
-            for k, rule in enumerate(self.rules[known:], start=known + 1):  # each once
-                self.stream.write(f"judged by [{k}]: {rule}\n")
+            for text in rule_lines(self.rules, known):  # each rule once, before its first use
+                self.stream.write(text + "\n")
             self.stream.write(line + "\n")
         if self.tty:
             width = 30
@@ -197,6 +197,7 @@ def verdict_lines(doc: ResultsDocument) -> dict[str, str]:
     reasons = unclaimed_reasons(doc)
     return {level: verdict_line(v, reasons.get(level)) for level, v in doc.verdict.items()}
 
+
 def _split_rules(message: str, rules: list[str]) -> str:
     """The message with each "N of M elements differ (<rule>)" rule replaced by a reference
     [k] into rules (appended to where new): the rule is long and the same on many lines."""
@@ -220,7 +221,7 @@ def failure_line(r: Result, width: int, rules: list[str]) -> str:
     """One failing result in one line of the terminal: its cause first (the misreading its
     FAIL was diagnosed as, or that none matched), then its message, the tolerance rule as a
     reference [k] into rules (said once, after the lines), cut to width."""
-    text = (r.message or "").splitlines()[0] if r.message else ""
+    text = r.message.splitlines()[0] if r.message else ""
     text = text.split(" | diagnosis: ")[0]
     if r.status == "FAIL":
         readings = (r.diagnosis or {}).get("readings") or []
@@ -229,6 +230,11 @@ def failure_line(r: Result, width: int, rules: list[str]) -> str:
         text = f"{cause} | {_split_rules(text, rules)}"
     line = f"  {r.status} {r.id}: {text}"
     return line if len(line) <= width else line[:max(width - 3, 20)] + "..."
+
+
+def rule_lines(rules: list[str], start: int = 0) -> list[str]:
+    """'judged by [k]: <rule>' for the rules failure_line referred to, from index start on."""
+    return [f"judged by [{k}]: {rule}" for k, rule in enumerate(rules[start:], start=start + 1)]
 
 
 def diagnosis_rollup(found: list[Result]) -> str:

@@ -322,11 +322,35 @@ def _pair(n: int, a: dict[int, int], b: dict[int, int]
     return (tuple(a.get(k, 0) for k in range(n)), tuple(b.get(k, 0) for k in range(n)))
 
 
-def _enumerate_clash(sizes: Sequence[int], strides: Sequence[int]
-                     ) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+def element_offsets(sizes: Sequence[int], strides: Sequence[int]) -> np.ndarray:
+    """The element offset of every logical index, in row-major order (a flat int64 array)."""
     offsets = np.zeros(1, dtype=np.int64)
     for size, stride in zip(sizes, strides, strict=True):
         offsets = (offsets[:, None] + np.arange(size, dtype=np.int64)[None, :] * stride).ravel()
+    return offsets
+
+
+def sharers(desc: TensorDesc) -> np.ndarray | None:
+    """For each logical element (row-major), the flat indices of every logical element at its
+    address, as an (elements, K) array (a smaller group repeats its last member); None where
+    every element has an address of its own."""
+    flat = element_offsets(desc.sizes, desc.element_strides)
+    order = np.argsort(flat, kind="stable")
+    starts = np.r_[True, flat[order][1:] != flat[order][:-1]]
+    group = np.empty_like(order)
+    group[order] = np.cumsum(starts) - 1
+    counts = np.bincount(group)
+    widest = int(counts.max())
+    if widest == 1:
+        return None
+    first = np.flatnonzero(starts)[group]
+    step = np.minimum(np.arange(widest)[None, :], (counts[group] - 1)[:, None])
+    return order[first[:, None] + step]
+
+
+def _enumerate_clash(sizes: Sequence[int], strides: Sequence[int]
+                     ) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    offsets = element_offsets(sizes, strides)
     order = np.argsort(offsets, kind="stable")
     same = np.nonzero(offsets[order][1:] == offsets[order][:-1])[0]
     if same.size == 0:

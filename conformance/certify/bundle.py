@@ -376,10 +376,9 @@ def _run_and_write(session: Session, request: Request, log: Log, out: TextIO,
         session.run(Progress(len(session.todo), out))
     doc = session.document(request.command)
     session.write(doc)
-    final = request.out or _free(DEFAULT_ROOT / (
-        f"{_slug(request.backend, runner.class_name, declared(doc.backend))}-"
-        f"{runner.claimed_level}-"
-        f"{started.date().isoformat()}"))
+    slug = _slug(request.backend, runner.class_name, declared(doc.backend))
+    final = request.out or _free(
+        DEFAULT_ROOT / f"{slug}-{runner.claimed_level}-{started.date().isoformat()}")
     summarise(doc, session.results, f"{session.duration_s:.1f} s running", final / RESULTS)
     report.write_reports(doc, {kind: work / name for kind, name in REPORTS.items()})
     if request.baseline:

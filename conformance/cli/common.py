@@ -15,7 +15,13 @@ from pathlib import Path
 from conformance.casefile import CaseFileError
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.present import diagnosis_rollup, failure_line, line_width, verdict_lines
+from conformance.present import (
+    diagnosis_rollup,
+    failure_line,
+    line_width,
+    rule_lines,
+    verdict_lines,
+)
 from conformance.results import FAILING, Result, ResultsDocument, counted
 from conformance.session import DEFAULT_JSON, RunOptions, Session, is_flaky
 
@@ -138,8 +144,8 @@ def print_summary(doc: ResultsDocument, found: list[Result], json_path: str,
         print(failure_line(r, width, rules))
     if len(shown) > 20:
         print(f"  ... and {len(shown) - 20} more in {json_path}")
-    for rule in rules:  # the tolerance each FAIL above was judged by, said once
-        print(f"  judged by [{rules.index(rule) + 1}]: {rule}")
+    for text in rule_lines(rules):  # the tolerance each FAIL above was judged by, said once
+        print(f"  {text}")
     rollup = diagnosis_rollup(found)
     if rollup:
         print(f"  {rollup}")
@@ -208,4 +214,3 @@ def selection(q: argparse.ArgumentParser) -> None:
                         "cases, wherever dmlconf runs)")
     q.add_argument("-k", action="append", default=[], metavar="PATTERN",
                    help="select case ids: a substring, or a glob with * ? [ (repeatable)")
-

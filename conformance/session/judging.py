@@ -20,7 +20,7 @@ from conformance.flags import ExecutionFlags
 from conformance.judge import compare
 from conformance.session import expected_cache
 from conformance.session.bindings import CaseError, _Binding
-from conformance.tensors import TensorDesc
+from conformance.tensors import TensorDesc, sharers
 
 
 class CaseBindings(Protocol):
@@ -98,27 +98,6 @@ def expectations(case: Case, run: CaseBindings, flags: ExecutionFlags = Executio
         for ref, model in out.items():
             out[ref] = shared_addresses(model, case.desc(ref))
     return out
-
-
-def sharers(desc: TensorDesc) -> np.ndarray | None:
-    """For each logical element (row-major), the flat indices of every logical element at its
-    address, as an (elements, K) array (a smaller group repeats its last member); None where
-    every element has an address of its own."""
-    offsets = np.zeros((), dtype=np.int64)
-    for size, stride in zip(desc.sizes, desc.element_strides, strict=True):
-        offsets = offsets[..., None] + np.arange(size, dtype=np.int64) * stride
-    flat = offsets.ravel()
-    order = np.argsort(flat, kind="stable")
-    starts = np.r_[True, flat[order][1:] != flat[order][:-1]]
-    group = np.empty_like(order)
-    group[order] = np.cumsum(starts) - 1
-    counts = np.bincount(group)
-    widest = int(counts.max())
-    if widest == 1:
-        return None
-    first = np.flatnonzero(starts)[group]
-    step = np.minimum(np.arange(widest)[None, :], (counts[group] - 1)[:, None])
-    return order[first[:, None] + step]
 
 
 def shared_addresses(model: Expected, desc: TensorDesc) -> Expected:

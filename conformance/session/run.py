@@ -206,20 +206,13 @@ class Session:
         with cache.fresh() if o.certify else nullcontext():
             indexed = index(self.paths, errors)
             chosen = select_indexed(indexed, o.patterns)
-            self.shard = None
-            if o.shard:
-                mine, self.shard = shards.take(chosen, *shards.parse(o.shard))
-                taken = {e.id for e in mine}
-                self.unselected = [e.id for e in indexed if e.id not in taken]
-                self._launch(launch, len(mine))
-                self.cases = build_indexed(mine, errors)
-                self.selected = _Selection(chosen, errors)
-            else:
-                taken = {e.id for e in chosen}
-                self.unselected = [e.id for e in indexed if e.id not in taken]
-                self._launch(launch, len(chosen))
-                self.cases = build_indexed(chosen, errors)
-                self.selected = list(self.cases)
+            mine, self.shard = (shards.take(chosen, *shards.parse(o.shard)) if o.shard
+                                else (chosen, None))
+            taken = {e.id for e in mine}
+            self.unselected = [e.id for e in indexed if e.id not in taken]
+            self._launch(launch, len(mine))
+            self.cases = build_indexed(mine, errors)
+            self.selected = _Selection(chosen, errors) if o.shard else list(self.cases)
         self.load_s = perf_counter() - t0
         return self.cases
 

@@ -20,8 +20,7 @@ from conformance.casefile import Case, load_cases, load_text
 from conformance.generate.invalid import OPEN_RULES
 from conformance.ops import OperatorCall
 from conformance.session.case_run import run_case
-from conformance.session.judging import sharers
-from conformance.tensors import TensorDesc, read_tensor, strided_view
+from conformance.tensors import TensorDesc, read_tensor, sharers, strided_view
 from tests.support import GENERATED, ROOT
 
 
