@@ -19,6 +19,7 @@ from conformance.results import (
     NOT_RECOGNISED,
     Result,
     ResultsDocument,
+    Scope,
     Status,
     Verdict,
     conformant_text,
@@ -87,12 +88,15 @@ def coverage(v: Verdict) -> str | None:
 
 
 def not_claimed(v: Verdict) -> bool:
-    """Whether every mandatory case of a level was NOT_SUPPORTED: the backend claims nothing
-    that level needs (no operator, data type or capability of its cases), so none was judged.
-    results.verdicts counts NOT_SUPPORTED as not passing (conformant False); the reports say
-    "not claimed", with the backend's reasons, rather than "NOT conformant"."""
+    """Whether every mandatory case of a level was NOT_SUPPORTED and that denies nothing: the
+    backend claims nothing that level needs (no operator, data type or capability of its
+    cases), so none was judged. The reports say "not claimed", with the backend's reasons,
+    never "NOT conformant". A scoped claim's NOT_SUPPORTED cases in its scope are a claim not
+    kept (conformant False: results.verdicts); a document from before scopes counted every
+    NOT_SUPPORTED case as not passing, and is read the same way."""
     n: Any = v.mandatory if v.has("mandatory") else None
-    return isinstance(n, int) and n > 0 and v.counts.get(Status.NOT_SUPPORTED) == n
+    return (isinstance(n, int) and n > 0 and v.counts.get(Status.NOT_SUPPORTED) == n
+            and (not v.has("not_covered") or v.conformant is not False))
 
 
 #: How many of a level's reasons a "not claimed" verdict names (the rest are counted).
@@ -151,30 +155,54 @@ def reasons_text(reasons: list[tuple[str, int]] | None) -> str:
     return "; ".join(shown)
 
 
-def _verdict_word(v: Verdict, reasons: list[tuple[str, int]] | None = None) -> str:
-    """A level's verdict in words; reasons: the level's `unclaimed_reasons` where known."""
+def _verdict_word(v: Verdict, reasons: list[tuple[str, int]] | None = None,
+                  scope: Scope | None = None) -> str:
+    """A level's verdict in words; reasons: the level's `unclaimed_reasons` where known;
+    scope: the document's scoped claim ("conformant for <operator> (FLOAT32)")."""
     if not_claimed(v):
         return f"not claimed: {reasons_text(reasons)}"
     partial = coverage(v)
+    claim = f" for {scope.text()}" if scope is not None else ""
     if v.conformant is None:
-        return f"{partial}: no verdict" if partial else "no verdict (no mandatory case selected)"
-    return conformant_text(v) if v.conformant else "NOT conformant"
+        if partial:
+            return f"{partial}: no verdict"
+        if not v.mandatory:
+            return ("not covered: the scope claims no mandatory case of this level"
+                    if scope is not None and v.not_covered
+                    else "no verdict (no mandatory case selected)")
+        if v.not_covered:
+            return (f"not covered: {counted(v.not_covered, 'mandatory case')} NOT_SUPPORTED, "
+                    "none failed (certify what the backend covers with --scope)")
+        return "no verdict"
+    return (conformant_text(v) if v.conformant else "NOT conformant") + claim
+
+
+def document_scope(doc: ResultsDocument) -> Scope | None:
+    """The document's scoped claim, or None (the whole level; a document from before scopes,
+    or one whose scope this suite does not know)."""
+    try:
+        return Scope.from_json(doc.scope if doc.has("scope") else None)
+    except ValueError:
+        return None
 
 
 def verdict_words(doc: ResultsDocument) -> dict[str, str]:
     """Each level's verdict in words, as every report shows it (a level not claimed with its
-    reasons)."""
-    reasons = unclaimed_reasons(doc)
-    return {level: _verdict_word(v, reasons.get(level)) for level, v in doc.verdict.items()}
+    reasons, a scoped claim's scope)."""
+    reasons, scope = unclaimed_reasons(doc), document_scope(doc)
+    return {level: _verdict_word(v, reasons.get(level), scope)
+            for level, v in doc.verdict.items()}
 
 
-def verdict_line(v: Verdict, reasons: list[tuple[str, int]] | None = None) -> str:
+def verdict_line(v: Verdict, reasons: list[tuple[str, int]] | None = None,
+                 scope: Scope | None = None) -> str:
     """One level's verdict with its counts, as `dmlconf run` prints it: "conformant (...)"
     only for a run that covered the level's mustpass list; "N of M mustpass cases run: no
     verdict (...)" for a partial one; a NOT conformant partial run says what it covered; a
     level whose mandatory cases were all NOT_SUPPORTED "not claimed (N mandatory cases, all
-    NOT_SUPPORTED): <reasons>" (`verdict_lines` gives the reasons)."""
-    word = _verdict_word(v, reasons)
+    NOT_SUPPORTED): <reasons>" (`verdict_lines` gives the reasons); a scoped claim's
+    verdict names its scope and counts the mandatory cases outside it as not covered."""
+    word = _verdict_word(v, reasons, scope)
     if not v.mandatory:
         return word
     if not_claimed(v):
@@ -185,17 +213,20 @@ def verdict_line(v: Verdict, reasons: list[tuple[str, int]] | None = None) -> st
              if n(Status.XFAIL) else "")
     xfail = (f", TIMEOUT {n(Status.TIMEOUT)}" if n(Status.TIMEOUT) else "") + xfail
     partial = coverage(v) if v.conformant is False else None
+    outside = (f"; {v.not_covered} outside the scope, not covered"
+               if scope is not None and v.not_covered else "")
     return (f"{word} ({n(Status.PASS) + n(Status.XPASS)}/{v.mandatory} mandatory cases "
             f"{'run ' if v.conformant is None else ''}pass; FAIL {n(Status.FAIL)}, "
             f"ERROR {n(Status.ERROR)}, NOT_SUPPORTED {n(Status.NOT_SUPPORTED)}{xfail}"
-            f"{'; ' + partial if partial else ''})")
+            f"{outside}{'; ' + partial if partial else ''})")
 
 
 def verdict_lines(doc: ResultsDocument) -> dict[str, str]:
     """`verdict_line` of every level of the document, with the reasons of a level not
     claimed."""
-    reasons = unclaimed_reasons(doc)
-    return {level: verdict_line(v, reasons.get(level)) for level, v in doc.verdict.items()}
+    reasons, scope = unclaimed_reasons(doc), document_scope(doc)
+    return {level: verdict_line(v, reasons.get(level), scope)
+            for level, v in doc.verdict.items()}
 
 
 def _split_rules(message: str, rules: list[str]) -> str:

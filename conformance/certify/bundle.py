@@ -36,8 +36,8 @@ from conformance.backend import Backend, registered
 from conformance.casefile import case_set_hash
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.present import Progress, verdict_line
-from conformance.results import Result, ResultsDocument, mustpass
+from conformance.present import Progress, document_scope, verdict_line
+from conformance.results import Result, ResultsDocument, Scope, mustpass
 from conformance.session import RunOptions, Session
 
 RESULTS = "results.json"
@@ -85,6 +85,9 @@ class Request:
     without_sandbox: bool | None = None
     #: The command line as given, recorded in results.json and environment.json.
     command: str = ""
+    #: A scoped claim (results.scope; docs/certification.md, "Scoped certification"): None,
+    #: the whole level.
+    scope: Scope | None = None
 
 
 class Log:
@@ -196,7 +199,9 @@ def environment(doc: ResultsDocument, backend_environment: dict[str, str],
 def statement_template(doc: ResultsDocument) -> str:
     level = doc.feature_level
     flags = "|".join(doc.execution_flags) or "NONE"
-    verdict = verdict_line(doc.verdict[level]) if level in doc.verdict else "?"
+    scope = document_scope(doc)
+    verdict = verdict_line(doc.verdict[level], scope=scope) if level in doc.verdict else "?"
+    claim = f" for {scope.text()}" if scope else ""
     fill = PLACEHOLDER
     return "\n".join([
         "# Conformance statement",
@@ -210,7 +215,7 @@ def statement_template(doc: ResultsDocument) -> str:
         f"- **Implementation**: {fill}: the product, driver or library certified>",
         f"- **Version**: {fill}: its version, as the users see it>",
         f"- **Claim**: the implementation run by the backend {backend_title(doc.backend)} "
-        f"conforms to DML_FEATURE_LEVEL_{level} of the "
+        f"conforms to DML_FEATURE_LEVEL_{level}{claim} of the "
         f"dml-conformance suite {doc.suite_version} (mustpass list of "
         f"{len(doc.results)} cases), with DML_EXECUTION_FLAGS {flags}. "
         f"This run: {verdict}.",
@@ -344,6 +349,11 @@ def certify(request: Request, log: Log, out: TextIO,
         raise CertifyError(f"--statement {request.statement}: no such file")
     git = _git_state()  # before anything is written (the bundle may be inside the tree)
     level = claimed_level(request)
+    beyond = request.scope.beyond_level(level) if request.scope else []
+    if beyond:
+        raise CertifyError(f"--scope claims what no case at feature level {level} covers: "
+                           f"{'; '.join(beyond)}: claim a higher --level or drop it from "
+                           "the scope")
     root = request.out.parent if request.out is not None else DEFAULT_ROOT
     root.mkdir(parents=True, exist_ok=True)
     work = root / f".certify-{os.getpid()}.partial"
@@ -354,7 +364,7 @@ def certify(request: Request, log: Log, out: TextIO,
             backend=request.backend, level=level, execution_flags=request.execution_flags,
             baseline=request.baseline, certify=True, workers=request.workers,
             timeout_s=request.timeout_s, memory_cap=request.memory_cap,
-            json=work / RESULTS)))
+            json=work / RESULTS, scope=request.scope)))
         select(session, level)
         return _run_and_write(session, request, log, out, summarise, git, work)
     finally:
@@ -369,9 +379,10 @@ def _run_and_write(session: Session, request: Request, log: Log, out: TextIO,
     with session:
         runner = session.start()
         flags = "|".join(execution.execution_flags.names) or "NONE"
+        claim = f" for {request.scope.text()}" if request.scope else ""
         out.write(f"dmlconf {__version__} certify: backend {request.backend} "
-                  f"({runner.class_name}), feature level {runner.claimed_level}: the mustpass "
-                  f"list of {len(session.cases)} cases, execution flags {flags}, "
+                  f"({runner.class_name}), feature level {runner.claimed_level}{claim}: the "
+                  f"mustpass list of {len(session.cases)} cases, execution flags {flags}, "
                   f"{execution.workers} isolated worker(s), tamper-proof\n")
         session.run(Progress(len(session.todo), out))
     doc = session.document(request.command)

@@ -8,7 +8,8 @@ Checked, each problem one line a reviewer acts on:
 - the suite version is the installed one (else one line, and nothing that needs the lists);
 - completeness: the results are those of a certification run (certify, tamper-proof, not a
   shard, not merged, no case file problem) of exactly the mustpass list of the claimed level;
-- statuses: PASS and QUALITY_WARNING; NOT_SUPPORTED only for a case the level does not need;
+- statuses: PASS and QUALITY_WARNING; NOT_SUPPORTED only for a case the level does not need
+  (or, in a scoped claim, outside its scope: results.scope);
   XFAIL only for a case a waiver of the bundled baseline covers, with a reason and an expiry
   not before the run;
 - consistency: the summary and the verdict recorded are those the results give, and the claimed
@@ -47,12 +48,13 @@ from conformance.certify.bundle import (
 )
 from conformance.certify.unpack import plain_files, unpacked
 from conformance.levels import FeatureLevel
-from conformance.present import verdict_line
+from conformance.present import document_scope, verdict_line
 from conformance.results import (
     Execution,
     MergedExecution,
     Result,
     ResultsDocument,
+    Scope,
     Status,
     Verdict,
     counted,
@@ -265,26 +267,32 @@ def _json(verdict: Verdict | None) -> Any:
 
 
 def _consistency(doc: ResultsDocument, found: list[Result], claimed: FeatureLevel,
-                 lists: mustpass.Mustpass) -> list[str]:
+                 lists: mustpass.Mustpass, scope: Scope | None) -> list[str]:
     """Problems of what the document says against what its results give (as the JSON says
     them: a field missing or added is a difference)."""
     problems = []
     if doc.summary != summary(found):
         problems.append(f"the summary recorded ({_counts(doc.summary)}) is not the results' "
                         f"({_counts(summary(found))}): results or summary edited")
-    recomputed = verdicts(found, claimed, lists)
+    recomputed = verdicts(found, claimed, lists, scope)
     for level in sorted(set(recomputed) | set(doc.verdict)):
         ours, theirs = recomputed.get(level), doc.verdict.get(level)
         if _json(ours) != _json(theirs):
-            said = verdict_line(theirs) if isinstance(theirs, Verdict) else "none"
-            given = verdict_line(ours) if ours else "none"
+            said = verdict_line(theirs, scope=scope) if isinstance(theirs, Verdict) else "none"
+            given = verdict_line(ours, scope=scope) if ours else "none"
             problems.append(f"the verdict recorded at level {level} ({said}) is not the one "
                             f"its results give ({given}): results or verdict edited")
     mine = recomputed.get(str(claimed))
     if mine is None or mine.conformant is not True:
         problems.append(f"the claimed level {claimed} is not conformant by its results: "
-                        f"{verdict_line(mine) if mine else 'no verdict'}")
+                        f"{verdict_line(mine, scope=scope) if mine else 'no verdict'}")
     return problems
+
+
+def _claimed_scope(doc: ResultsDocument) -> str:
+    """" for <operator> (FLOAT32)" of a scoped claim, "" for a claim of the whole level."""
+    scope = document_scope(doc)
+    return f" for {scope.text()}" if scope else ""
 
 
 def _counts(counts: dict[Status, int]) -> str:
@@ -308,7 +316,8 @@ def verify_folder(folder: Path, name: str | None = None) -> Verification:
         return v
     v.document = doc
     v.claim = (f"backend {doc.backend.get('name')} ({doc.backend.get('class')}), "
-               f"feature level {doc.feature_level}, suite {doc.suite_version}, "
+               f"feature level {doc.feature_level}{_claimed_scope(doc)}, "
+               f"suite {doc.suite_version}, "
                f"{len(doc.results)} results")
     if ENVIRONMENT not in missing:
         v.problems += _environment(folder, doc)
@@ -350,8 +359,16 @@ def verify_folder(folder: Path, name: str | None = None) -> Verification:
     if run_date is None:
         v.problems.append(f"{RESULTS}: started_at {doc.started_at!r} is not a date and time")
         run_date = dt.date.max
+    try:
+        scope = Scope.from_json(doc.scope if doc.has("scope") else None)
+    except ValueError as exc:
+        v.problems.append(f"{RESULTS}: its scope {doc.scope!r} does not read: {exc}")
+        return v
+    if scope is not None:  # the cases outside a scoped claim are not covered, not needed
+        required = frozenset(r.id for r in found if r.id in required
+                             and scope.covers(r.operators, r.data_types))
     v.problems += check_statuses(found, required, baseline, run_date)
-    v.problems += _consistency(doc, found, claimed, lists)
+    v.problems += _consistency(doc, found, claimed, lists, scope)
     if (folder / STATEMENT).is_file() and PLACEHOLDER in (folder / STATEMENT).read_text(
             encoding="utf-8", errors="replace"):
         v.notes.append(f"{STATEMENT} is still the template: who makes the claim is not filled "

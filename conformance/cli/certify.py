@@ -7,10 +7,10 @@ import sys
 import time
 from pathlib import Path
 
-from conformance.cli.common import command_line, parse_size, print_summary
+from conformance.cli.common import command_line, parse_size, print_summary, scope_option
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.results import Result, ResultsDocument
+from conformance.results import Result, ResultsDocument, Scope
 from conformance.session import DEFAULT_TIMEOUT_S
 
 
@@ -36,7 +36,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         statement=Path(args.statement) if args.statement else None, workers=args.workers,
         timeout_s=args.timeout, memory_cap=parse_size(args.memory_cap) if args.memory_cap
         else None, without_sandbox=True if args.certify_without_sandbox else None,
-        command=command_line(args))
+        command=command_line(args), scope=Scope.parse(args.scope or ()))
     log = certify.bundle.Log()
     out, err = log.tee(sys.stdout), log.tee(sys.stderr)
     found: dict[str, ResultsDocument] = {}
@@ -71,6 +71,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                                      "backend's highest)")
     crt.add_argument("--execution-flags", metavar="FLAGS",
                      help="DML_EXECUTION_FLAGS, as for run (default: NONE)")
+    scope_option(crt)
     crt.add_argument("--baseline", metavar="PATH",
                      help="baseline of waivers (docs/baselines.md); copied into the bundle")
     crt.add_argument("--out", metavar="DIR",

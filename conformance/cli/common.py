@@ -22,7 +22,7 @@ from conformance.present import (
     rule_lines,
     verdict_lines,
 )
-from conformance.results import FAILING, Result, ResultsDocument, counted
+from conformance.results import FAILING, Result, ResultsDocument, Scope, counted
 from conformance.session import DEFAULT_JSON, RunOptions, Session, is_flaky
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
@@ -57,7 +57,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
            else {}),
         **({"certify_without_sandbox": True} if given.get("certify_without_sandbox") else {}),
         shard=given.get("shard"), resume=bool(given.get("resume")),
-        json=given.get("json") or DEFAULT_JSON)
+        json=given.get("json") or DEFAULT_JSON, scope=Scope.parse(given.get("scope") or ()))
 
 
 def select_session(args: argparse.Namespace, collect_errors: bool = True, launch: bool = False
@@ -205,6 +205,17 @@ def report_options(q: argparse.ArgumentParser) -> None:
                    help="write a Markdown summary to PATH (e.g. $GITHUB_STEP_SUMMARY)")
     q.add_argument("--html", metavar="PATH",
                    help="write a self-contained HTML report to PATH")
+
+
+def scope_option(q: argparse.ArgumentParser) -> None:
+    """--scope: a scoped claim (results.scope; docs/certification.md, "Scoped
+    certification")."""
+    q.add_argument("--scope", action="append", metavar="OPERATOR[:TYPES]",
+                   help="claim only these slices: an operator, or an operator and its data "
+                        "types, e.g. OPERATOR:FLOAT32,FLOAT16 (repeatable, or joined with "
+                        "';'); the cases outside are not run (not covered) and the verdict "
+                        "reads 'conformant for OPERATOR (FLOAT32, FLOAT16)' (default: the "
+                        "whole level)")
 
 
 def selection(q: argparse.ArgumentParser) -> None:

@@ -14,6 +14,7 @@ from conformance.cli.common import (
     command_line,
     print_summary,
     report_options,
+    scope_option,
     select_session,
     selection,
     sigterm_as_interrupt,
@@ -64,9 +65,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                    if execution.isolated else "in-process, NOT tamper-proof")
             of = f" (shard {args.shard} of {shard['of_cases']})" if shard else ""
             flags = "|".join(execution.execution_flags.names) or "NONE"
+            scope = session.options.scope
+            claim = f" for {scope.text()}" if scope else ""
             out.write(f"dmlconf {__version__}: {counted(len(cases), 'case')}{of}, backend "
                       f"{args.backend} "
-                      f"({runner.class_name}), feature level {runner.claimed_level}, execution "
+                      f"({runner.class_name}), feature level {runner.claimed_level}{claim}, "
+                      f"execution "
                       f"flags {flags}, {how}\n")
             if session.journal.done:
                 out.write(f"resuming {session.journal.path}: "
@@ -122,6 +126,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                           "all: both (docs/families.md, 'Deep tier')")
     run.add_argument("--level", help="the feature level claimed, e.g. 5_1 (default: the "
                                      "backend's highest)")
+    scope_option(run)
     run.add_argument("--execution-flags", metavar="FLAGS",
                      help="DML_EXECUTION_FLAGS the backend compiles with and the judge allows "
                           "for, e.g. ALLOW_HALF_PRECISION_COMPUTATION,DISABLE_META_COMMANDS "

@@ -10,12 +10,13 @@ region of the spec: ..."> with the full message in <system-out>, and every ambig
 carries an `ambiguous` <property>. Case files that could not be loaded are one <testcase
 classname="load"> per file, with an <error> per problem. A case whose result `--resume` took
 from the journal of an interrupted run carries a `resumed` <property> (and the suite the
-properties resumed_cases and resumed).
+properties resumed_cases and resumed). A scoped claim's suite has the property `scope`; its cases
+outside the scope are skipped, "not covered: outside the claimed scope (...)".
 """
 
 from __future__ import annotations
 
-from conformance.present import verdict_words
+from conformance.present import document_scope, verdict_words
 from conformance.report import common
 from conformance.results import FAILING, Result, ResultsDocument, Status
 
@@ -96,6 +97,7 @@ def render_junit(doc: ResultsDocument) -> str:
                       "diagnosis": _diagnosis_line(r), "resumed": r.id in taken})
     verdicts = verdict_words(doc)
     backend = doc.backend or {}
+    scope = document_scope(doc)
     return common.environment(True).get_template("junit.xml.j2").render(
         doc=doc, cases=cases, counts=junit_counts(doc), verdicts=verdicts,
         backend_name=backend.get("name", ""), backend_class=backend.get("class", ""),
@@ -104,4 +106,4 @@ def render_junit(doc: ResultsDocument) -> str:
         tamper_proof=common.tamper_proof(doc), integrity=common.integrity_line(doc),
         resumed=common.resumed(doc), expectations=common.expectations_line(doc),
         flags=common.flags_text(doc), warnings=len(common.warnings_of(doc)),
-        largest=common.largest_margin(doc.results))
+        largest=common.largest_margin(doc.results), scope=scope.text() if scope else "")

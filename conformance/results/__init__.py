@@ -46,6 +46,7 @@ from conformance.results.model import (
     summary,
 )
 from conformance.results.reproduce import chosen_level, reproduce_command
+from conformance.results.scope import Scope, ScopeError
 from conformance.results.verdicts import (
     NOT_RECOGNISED,
     VERDICT_LEVELS,
@@ -75,6 +76,8 @@ __all__ = [
     "Result",
     "ResultsDocument",
     "ResultsFileError",
+    "Scope",
+    "ScopeError",
     "Shard",
     "ShardRun",
     "Status",

@@ -120,12 +120,16 @@ class Verdict(Record):
     mustpass: int | None = None
     mustpass_run: int | None = None
     waivers: int = 0
+    #: The level's mandatory cases the claim does not cover (results.verdicts): outside a
+    #: scoped claim's scope, or without one NOT_SUPPORTED; 0 in a document from before scopes.
+    not_covered: int = 0
     #: The mandatory cases' statuses, counted (in the format's order, every status).
     counts: dict[Status, int] = field(default_factory=dict)
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
-        return ("conformant", "mandatory", "mustpass", "mustpass_run", "waivers", *STATUSES)
+        return ("conformant", "mandatory", "mustpass", "mustpass_run", "waivers",
+                "not_covered", *STATUSES)
 
     @classmethod
     def _arguments(cls, known: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -136,7 +140,7 @@ class Verdict(Record):
     def _known(self) -> dict[str, Any]:
         out: dict[str, Any] = {"conformant": self.conformant, "mandatory": self.mandatory,
                                "mustpass": self.mustpass, "mustpass_run": self.mustpass_run,
-                               "waivers": self.waivers}
+                               "waivers": self.waivers, "not_covered": self.not_covered}
         out.update({status: n for status, n in self.counts.items()})
         return out
 
@@ -276,6 +280,9 @@ class ResultsDocument(Record):
     #: The backend as run: name, class, capabilities (Capabilities.to_json), environment.
     backend: dict[str, Any] = field(default_factory=dict)
     feature_level: str = ""
+    #: A scoped claim (results.scope, Scope.to_json: operator -> data type names); None: the
+    #: whole of each level.
+    scope: dict[str, list[str]] | None = None
     execution_flags: list[str] = field(default_factory=list)
     platform: Platform = field(default_factory=Platform)
     started_at: str = ""

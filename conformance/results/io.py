@@ -40,6 +40,7 @@ from conformance.results.document import (
     Shard,
 )
 from conformance.results.model import STATUSES, Result, sanitise, summary
+from conformance.results.scope import Scope
 from conformance.results.verdicts import diagnoses, verdicts
 
 FORMAT = "dml-conformance-results/1"
@@ -70,11 +71,13 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
              load_errors: list[LoadError] | None = None,
              execution: Execution | MergedExecution | None = None,
              shard: Shard | None = None,
-             execution_flags: list[str] | None = None) -> ResultsDocument:
+             execution_flags: list[str] | None = None,
+             scope: Scope | None = None) -> ResultsDocument:
     """The results document. load_errors: case files (or cases) that could not be loaded: a
     run with any is incomplete ("complete": false) and exits 1. execution: how the cases were
     run (workers, isolation, limits). shard: for one shard of a sharded run (`dmlconf merge`
-    joins the shards). execution_flags: the DML_EXECUTION_FLAGS by name ([]: NONE).
+    joins the shards). execution_flags: the DML_EXECUTION_FLAGS by name ([]: NONE). scope: a
+    scoped claim (results.scope), which the verdict judges the cases of.
     "diagnoses" counts the FAILs each misreading of the catalogue was recognised in. Its text
     is sanitised (safe_text) like the results': the backend's capabilities, the command, paths
     and load errors may hold anything."""
@@ -86,6 +89,7 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
         "command": command,
         "backend": backend,
         "feature_level": str(claimed),
+        "scope": None if scope is None else scope.to_json(),
         "execution_flags": list(execution_flags or []),
         "platform": platform_info(),
         "started_at": started_at,
@@ -93,7 +97,8 @@ def document(results: list[Result], *, backend: dict[str, Any], case_set_sha256:
         "duration_s": round(duration_s, 3),
         "summary": summary(results),
         "ambiguous": summary([r for r in results if r.ambiguous]),
-        "verdict": {level: v.to_json() for level, v in verdicts(results, claimed).items()},
+        "verdict": {level: v.to_json() for level, v in verdicts(results, claimed,
+                                                                   scope=scope).items()},
         "mustpass": {"suite_version": mustpass.committed().suite_version,
                      "case_set_sha256": mustpass.committed().case_set_sha256},
         "diagnoses": diagnoses(results),
@@ -193,6 +198,7 @@ RESULT = {"id": TEXT, "status": TEXT, "message": TEXT, "duration_s": NUMBER,
           "operators": TEXTS, "data_types": TEXTS, "feature_level": TEXT,
           "feature_level_below": TEXT.or_null(), "tags": TEXTS, "spec": OBJECTS,
           "ambiguous": TEXT.or_null(), "info": TEXTS, "mismatches": OBJECTS, "grids": OBJECTS,
+          "heat_maps": OBJECTS,
           "crash": OBJECT.or_null(), "margin": NUMBER.or_null(),
           "diagnosis": OBJECT.or_null(), "waiver": OBJECT.or_null()}
 

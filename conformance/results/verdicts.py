@@ -19,6 +19,7 @@ from conformance.results.model import (
     summary,
 )
 from conformance.results.mustpass import Mustpass
+from conformance.results.scope import Scope
 
 #: The levels at which an operator appears or its tables change: the levels a verdict is given
 #: for. Derived from the operator specs, so that an operator package brings its own levels.
@@ -28,19 +29,24 @@ VERDICT_LEVELS: tuple[FeatureLevel, ...] = tuple(sorted(
 
 
 def verdicts(results: list[Result], claimed: FeatureLevel,
-             mustpass: Mustpass | None = None) -> dict[str, Verdict]:
+             mustpass: Mustpass | None = None, scope: Scope | None = None) -> dict[str, Verdict]:
     """Per distinguished feature level up to the claimed one. Mandatory at a level: the cases
     needing it or less, not ambiguous, not limited to levels below the claimed one
     (mustpass.mandatory: such a case is not run, NOT_SUPPORTED; a run claiming a lower level
-    judges it). conformant: False when a mandatory case run did not pass (NOT_SUPPORTED does
-    not); True only when every mandatory case passed AND the run covered every id of the
-    level's mustpass list (docs/mustpass.md; `mustpass` None: this suite version's committed
-    lists), whatever each one's status; None otherwise (a partial run, a shard, no mandatory
-    case: no verdict). A waived XFAIL (Result.waiver: docs/baselines.md, "Waivers") counts as
-    passed here and in "waivers", the count a "conformant with N waivers" gives (conformant_text);
-    an expected failure that is no waiver still denies the level. "mustpass" / "mustpass_run":
-    the list's size and how many of its ids were run (null where this suite version has no
-    list)."""
+    judges it). Of those, the claim covers the cases in `scope` (results.scope: a scoped
+    claim), or without one every case but those NOT_SUPPORTED (not claimed by the backend's
+    capabilities); "not_covered" counts the rest, and they decide nothing.
+    conformant: False when a covered mandatory case did not pass (in a scoped claim a
+    NOT_SUPPORTED case in the scope is a claim not kept, and denies); True only when every
+    mandatory case passed (nothing not covered without a scope) AND the run covered every id
+    of the level's mustpass list (docs/mustpass.md; `mustpass` None: this suite version's
+    committed lists), whatever each one's status; None otherwise (a partial run, a shard, no
+    mandatory case, cases not claimed: no verdict, never "NOT conformant"). A waived XFAIL
+    (Result.waiver: docs/baselines.md, "Waivers") counts as passed here and in "waivers", the
+    count a "conformant with N waivers" gives (conformant_text); an expected failure that is
+    no waiver still denies the level. "mandatory" and the counts: the covered mandatory cases;
+    "mustpass" / "mustpass_run": the list's size and how many of its ids were run (null where
+    this suite version has no list)."""
     mp = mustpass_lists.committed() if mustpass is None else mustpass
     ran = {r.id for r in results}
     out: dict[str, Verdict] = {}
@@ -53,17 +59,26 @@ def verdicts(results: list[Result], claimed: FeatureLevel,
                          FeatureLevel.parse(r.feature_level_below)
                          if r.feature_level_below else None,
                          bool(r.ambiguous), level, claimed)]
-        counts = summary(mandatory)
+        if scope is not None:
+            covered = [r for r in mandatory if scope.covers(r.operators, r.data_types)]
+            not_covered = len(mandatory) - len(covered)
+        else:
+            covered = mandatory
+            not_covered = sum(r.status == Status.NOT_SUPPORTED for r in mandatory)
+        counts = summary(covered)
         required = mp.required(level, claimed)
-        covered = required is not None and required <= ran
-        waivers = sum(r.status == Status.XFAIL and r.waiver is not None for r in mandatory)
-        passed = sum(counts[s] for s in PASSING) + waivers == len(mandatory)
+        complete = required is not None and required <= ran
+        waivers = sum(r.status == Status.XFAIL and r.waiver is not None for r in covered)
+        passing = sum(counts[s] for s in PASSING) + waivers
+        denied = len(covered) - passing - (0 if scope is not None else not_covered)
         out[str(level)] = Verdict(
-            conformant=False if not passed else True if covered and mandatory else None,
-            mandatory=len(mandatory),
+            conformant=(False if denied else True if complete and covered and not
+                        (scope is None and not_covered) else None),
+            mandatory=len(covered),
             mustpass=None if required is None else len(required),
             mustpass_run=None if required is None else len(required & ran),
             waivers=waivers,
+            not_covered=not_covered,
             counts=counts)
     return out
 

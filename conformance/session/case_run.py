@@ -59,7 +59,13 @@ from conformance.session.bindings import (
     _call_backend,
     padding_written,
 )
-from conformance.session.claims import Claimed, Claims, backend_flags, unsupported_reason
+from conformance.session.claims import (
+    Claimed,
+    Claims,
+    backend_flags,
+    data_types_of,
+    unsupported_reason,
+)
 from conformance.session.judging import (
     _diagnose,
     _keep_failure,
@@ -334,8 +340,7 @@ def new_result(case: Case, status: Status = Status.PASS, message: str = "") -> R
     """A result for case, its descriptive fields filled in from the case."""
     return Result(
         id=case.id, status=status, message=message, operators=list(case.operators),
-        data_types=list(dict.fromkeys(d.data_type.name for named in case.calls
-                                      for d in named.call.tensors.values())),
+        data_types=data_types_of(case),
         feature_level=str(case.feature_level),
         feature_level_below=str(case.feature_level_below) if case.feature_level_below else None,
         tags=list(case.tags), spec=[c.to_json() for c in case.spec], ambiguous=case.ambiguous)

@@ -11,6 +11,7 @@ from conformance.casefile import Case
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
+from conformance.results import Scope
 
 
 class Claims(Protocol):
@@ -68,6 +69,21 @@ def unsupported_reason(case: Case, backend: Claims) -> str | None:
         if reason:
             return reason
     return None
+
+
+def data_types_of(case: Case) -> list[str]:
+    """The data types of the case's tensors, each once, in call and tensor order (a result's
+    `data_types`)."""
+    return list(dict.fromkeys(d.data_type.name for named in case.calls
+                              for d in named.call.tensors.values()))
+
+
+def out_of_scope(case: Case, scope: Scope | None) -> str | None:
+    """Why a scoped claim (results.scope) does not cover the case, or None: the case is then
+    not run, NOT_SUPPORTED as not covered, and decides no verdict."""
+    if scope is None or scope.covers(case.operators, data_types_of(case)):
+        return None
+    return f"not covered: outside the claimed scope ({scope.text()})"
 
 
 def backend_flags(backend: Claims) -> ExecutionFlags:

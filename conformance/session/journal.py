@@ -42,12 +42,13 @@ FORMAT = "dml-conformance-journal/1"
 #: Seconds between flushes of the journal to the disk (each line is written to the OS at
 #: once; fsync only bounds what a power cut could take).
 SYNC_EVERY_S = 2.0
-#: What a resumed run must share with the journal's: the case set and the backend, and the mode
-#: (isolated: the judge out of the backend's reach, tamper-proof; certify: no cache believed;
-#: sandboxed: the backend's process out of the harness's reach), so
-#: that results judged in one mode never count for a run that says it ran in another.
+#: What a resumed run must share with the journal's: the case set and the backend, the scoped
+#: claim (the cases outside it are recorded NOT_SUPPORTED), and the mode (isolated: the judge
+#: out of the backend's reach, tamper-proof; certify: no cache believed; sandboxed: the
+#: backend's process out of the harness's reach), so that results judged in one mode never
+#: count for a run that says it ran in another.
 RUN_KEYS = ("suite_version", "backend", "feature_level", "execution_flags", "case_set_sha256",
-            "shard", "isolated", "certify", "sandboxed")
+            "shard", "isolated", "certify", "sandboxed", "scope")
 
 
 class JournalError(Exception):

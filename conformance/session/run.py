@@ -42,12 +42,13 @@ from conformance.casefile import (
 )
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.results import FAILING, Result
+from conformance.results import FAILING, Result, Status
 from conformance.results import baseline as baselines
 from conformance.results.reproduce import reproduce_command
 from conformance.session import expected_cache, sandbox, shards
 from conformance.session import journal as journals
-from conformance.session.case_run import default_memory_cap, retry_failures
+from conformance.session.case_run import default_memory_cap, new_result, retry_failures
+from conformance.session.claims import out_of_scope
 from conformance.session.watchdog import RunStalled, Watchdog
 from conformance.session.workers import (
     CaseRunner,
@@ -127,6 +128,8 @@ class RunOptions:
     resume: bool = False
     #: The results file; its journal sits beside it.
     json: str | Path = DEFAULT_JSON
+    #: A scoped claim (results.scope; None: the whole level): the cases outside it not run.
+    scope: results.Scope | None = None
 
 
 class _Selection(Sequence[Case]):
@@ -332,6 +335,7 @@ class Session:
                 "case_set_sha256": self.case_set, "shard": self.shard,
                 "isolated": self.execution.isolated, "certify": o.certify,
                 "sandboxed": self.execution.sandbox is not None,
+                "scope": o.scope.to_json() if o.scope else None,
                 "started_at": started_at}, resume=o.resume)
             self.todo = [c for c in self.cases if c.id not in self.journal.done]
         return self.runner
@@ -364,10 +368,10 @@ class Session:
     # -- running --------------------------------------------------------------------------
     def run(self, on_result: Callable[[Result], None] | None = None,
             on_retry: Callable[[int], None] | None = None) -> list[Result]:
-        """Run the cases the journal lacks (each result journaled, then given to on_result),
-        run the failing ones again (--retries; on_retry gets their count first), and return
-        every selected case's result in the cases' order (the resumed ones included) with the
-        baseline applied (self.results)."""
+        """Run the cases the journal lacks (each result journaled, then given to on_result;
+        those a scoped claim does not cover recorded NOT_SUPPORTED, not run), run the failing
+        ones again (--retries; on_retry gets their count first), and return every selected
+        case's result in the cases' order (the resumed ones included), baseline applied."""
         assert self.runner is not None and self.journal is not None, "start() first"
         journal, runner = self.journal, self.runner
         t0 = perf_counter()
@@ -382,11 +386,16 @@ class Session:
             if on_result:
                 on_result(result)
 
-        # A certification believes no expectations-cache entry: the backend's user can write
-        # them (the judge computes every reference itself).
+        # A certification believes no expectations-cache entry: its user can write them.
         try:
             with watchdog, cache.fresh() if self.options.certify else nullcontext():
-                new = runner.run_all(self.todo, record)
+                scope = self.options.scope  # its uncovered cases recorded, not run
+                outside = [new_result(c, Status.NOT_SUPPORTED, why) for c in self.todo
+                           if (why := out_of_scope(c, scope))]
+                for r in outside:
+                    record(r)
+                new = outside + runner.run_all(
+                    [c for c in self.todo if not out_of_scope(c, scope)], record)
                 if self.options.retries:
                     failing = sum(r.status in FAILING for r in new)
                     if failing and on_retry:
@@ -453,7 +462,7 @@ class Session:
                  "resumed_cases": len(resumed), "resumed": resumed, "retries": o.retries,
                  **({"stopped": self.stopped} if self.stopped else {}), **self._timings()}),
             shard=None if self.shard is None else results.Shard.from_json(self.shard),
-            execution_flags=execution.execution_flags.names)
+            execution_flags=execution.execution_flags.names, scope=o.scope)
 
     def _expectations_cache(self) -> str | None:
         """The folder of the expectations cache whose entries this run's judge believed where

@@ -92,6 +92,7 @@ def merge(docs: list[tuple[str, ResultsDocument]], command: str
     _same(docs, "backends", lambda d: (d.backend or {}).get("name"))
     level = _same(docs, "feature levels", lambda d: d.feature_level)
     flags = _same(docs, "execution flags", lambda d: d.execution_flags or [])
+    scope = results.Scope.from_json(_same(docs, "scopes", lambda d: d.scope))
     by_index: dict[int, tuple[str, ResultsDocument]] = {}
     for path, doc in docs:
         k = _of(shard_of[path], "index")
@@ -136,7 +137,7 @@ def merge(docs: list[tuple[str, ResultsDocument]], command: str
             ShardRun(path=p, shard=f"{shard_of[p].index}/{count}", duration_s=d.duration_s,
                      execution=d.execution)
             for p, d in sorted(docs, key=lambda x: shard_of[x[0]].index)]),
-        execution_flags=flags)
+        execution_flags=flags, scope=scope)
     if first.has("platform"):
         merged.platform = first.platform
     return merged, found

@@ -182,7 +182,7 @@ def test_a_part_from_its_json_and_back() -> None:
     made = Verdict(conformant=True, mandatory=2, mustpass=2, mustpass_run=2, waivers=0,
                    counts=dict.fromkeys(STATUSES, 0) | {Status.PASS: 2})
     assert list(made.to_json()) == ["conformant", "mandatory", "mustpass", "mustpass_run",
-                                    "waivers", *STATUSES]
+                                    "waivers", "not_covered", *STATUSES]
     assert Verdict.from_json(made.to_json()) == made
     doc = ResultsDocument.from_json({"results": [{"id": "a", "status": "XFAIL", "extra": 1}]})
     assert doc.to_json() == {"results": [{"id": "a", "status": "XFAIL", "extra": 1}]}

@@ -264,10 +264,15 @@ def test_a_level_whose_every_failure_is_waived_is_conformant_with_waivers() -> N
     assert conformant_text(Verdict.from_json({"conformant": True})) == "conformant"
 
 
-@pytest.mark.parametrize("other", ["XFAIL", "FAIL", "NOT_SUPPORTED", "ERROR"])
+@pytest.mark.parametrize("other", ["XFAIL", "FAIL", "ERROR"])
 def test_an_expected_failure_that_is_no_waiver_still_denies_conformant(other: str) -> None:
     v = verdict_of(level_results(("XFAIL", True), (other, False)))
     assert (v.conformant, v.waivers) == (False, 1)
+
+
+def test_a_case_not_claimed_beside_a_waiver_is_not_covered_and_denies_nothing() -> None:
+    v = verdict_of(level_results(("XFAIL", True), ("NOT_SUPPORTED", False)))
+    assert (v.conformant, v.waivers, v.not_covered) == (None, 1, 1)
 
 
 # -- end to end: dmlconf run ----------------------------------------------------------------------

@@ -18,7 +18,7 @@ from conformance.backend import Capabilities
 from conformance.casefile import Case, load_cases, load_text
 from conformance.levels import FeatureLevel
 from conformance.ops import OperatorCall
-from conformance.results import mustpass
+from conformance.results import Status, mustpass
 from conformance.session import case_run
 from conformance.tensors import DataType
 from tests.support import BELOW_5_1_CASE, DOCUMENTED
@@ -711,7 +711,7 @@ def test_results_document_has_the_documented_fields(
     assert list(back["verdict"]) == ["1_0", "2_0", "2_1", "5_0", "5_1", "6_2", "6_4"]
     assert back["verdict"]["1_0"] == {"conformant": None, "mandatory": 0, "PASS": 0, "FAIL": 0,
                                       "mustpass": len(mustpass.committed().lists["1_0"]),
-                                      "mustpass_run": 0, "waivers": 0,
+                                      "mustpass_run": 0, "waivers": 0, "not_covered": 0,
                                       "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 0, "XFAIL": 0,
                                       "XPASS": 0, "QUALITY_WARNING": 0}
     # 2_0's 2 mandatory documented cases pass, a part of its mustpass list: no verdict
@@ -737,10 +737,11 @@ def test_verdicts_stop_at_the_claimed_level_and_count_not_supported(
     assert verdict["2_0"]["conformant"] is True and verdict["2_0"]["mandatory"] == 2
     assert results.summary(found)["NOT_SUPPORTED"] == len(found) - 2
     assert results.exit_status(found) == 0
-    # A mandatory case that is NOT_SUPPORTED denies conformance at its level.
+    # A mandatory case that is NOT_SUPPORTED is not covered: no verdict at its level, and not
+    # "NOT conformant" (nothing failed; a scoped claim judges what the backend covers).
     strided_off = case_run.run_cases(documented.values(), limited(strided=False))
-    assert results.verdicts(strided_off, FeatureLevel.FL_2_1,
-                            lists(documented.values()))["2_1"].conformant is False
+    v = results.verdicts(strided_off, FeatureLevel.FL_2_1, lists(documented.values()))["2_1"]
+    assert v.conformant is None and v.not_covered == v.count(Status.NOT_SUPPORTED) > 0
     assert results.exit_status(strided_off) == 0
 
 
@@ -755,7 +756,8 @@ def test_ambiguous_cases_decide_neither_verdict_nor_exit_status() -> None:
     verdict = as_json(results.verdicts(found, backend.claimed_level,
                                        lists([ambiguous, rejected_case()])))
     assert verdict["2_1"] == {"conformant": True, "mandatory": 1, "mustpass": 1,
-                              "mustpass_run": 1, "waivers": 0, "PASS": 1, "FAIL": 0,
+                              "mustpass_run": 1, "waivers": 0, "not_covered": 0, "PASS": 1,
+                              "FAIL": 0,
                               "ERROR": 0, "TIMEOUT": 0, "NOT_SUPPORTED": 0, "XFAIL": 0,
                               "XPASS": 0, "QUALITY_WARNING": 0}
     assert results.summary([r for r in found if r.ambiguous])["FAIL"] == 1
