@@ -26,9 +26,10 @@ from conformance.results.model import FAILING, PASSING, Status, counted
 
 #: Top-level fields whose difference says the two runs are not of the same thing. The
 #: execution flags change the judgement (the float16 envelope widens under
-#: ALLOW_HALF_PRECISION_COMPUTATION); a document older than the field ran with none.
+#: ALLOW_HALF_PRECISION_COMPUTATION); a document older than the field ran with none. A scoped
+#: claim (results.scope) runs and judges other cases; a document older than scopes had none.
 RUN_FIELDS = (("backend", "name"), ("backend", "class"), ("backend", "capabilities"),
-              ("feature_level",), ("execution_flags",), ("case_set_sha256",),
+              ("feature_level",), ("scope",), ("execution_flags",), ("case_set_sha256",),
               ("suite_version",))
 #: A change between these two is one of quality, neither a regression nor a fix: both pass.
 QUALITY = frozenset({Status.PASS, Status.QUALITY_WARNING})

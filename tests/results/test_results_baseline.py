@@ -524,6 +524,15 @@ def test_compare_execution_flags_are_a_run_difference() -> None:
         run_diff.to_text(run_diff.compare(typed(old), typed(new)))
 
 
+def test_compare_a_scope_is_a_run_difference() -> None:
+    old, new = doc_of(a="PASS"), doc_of(a="PASS")
+    new["scope"] = None  # an older document (no field) claimed the whole level: the same
+    assert run_diff.compare(typed(old), typed(new)).run == []
+    new["scope"] = {"RESAMPLE1": ["FLOAT32"]}
+    assert run_diff.compare(typed(old), typed(new)).run == [
+        ("scope", None, {"RESAMPLE1": ["FLOAT32"]})]
+
+
 def test_compare_html_counts_the_quality_changes(tmp_path: Path) -> None:
     from conformance import report
 
