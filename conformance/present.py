@@ -25,6 +25,7 @@ from conformance.results import (
     conformant_text,
     counted,
     diagnoses,
+    for_scope,
     mustpass,
 )
 
@@ -162,7 +163,7 @@ def _verdict_word(v: Verdict, reasons: list[tuple[str, int]] | None = None,
     if not_claimed(v):
         return f"not claimed: {reasons_text(reasons)}"
     partial = coverage(v)
-    claim = f" for {scope.text()}" if scope is not None else ""
+    claim = for_scope(scope)
     if v.conformant is None:
         if partial:
             return f"{partial}: no verdict"

@@ -32,12 +32,13 @@ from typing import Any, TextIO, cast
 
 import conformance
 from conformance import __version__, report
-from conformance.backend import Backend, registered
+from conformance.backend import registered
 from conformance.casefile import case_set_hash
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
 from conformance.present import Progress, document_scope, verdict_line
-from conformance.results import Result, ResultsDocument, Scope, mustpass
+from conformance.report import headline
+from conformance.results import Result, ResultsDocument, Scope, for_scope, mustpass
 from conformance.session import RunOptions, Session
 
 RESULTS = "results.json"
@@ -201,7 +202,7 @@ def statement_template(doc: ResultsDocument) -> str:
     flags = "|".join(doc.execution_flags) or "NONE"
     scope = document_scope(doc)
     verdict = verdict_line(doc.verdict[level], scope=scope) if level in doc.verdict else "?"
-    claim = f" for {scope.text()}" if scope else ""
+    claim = for_scope(scope)
     fill = PLACEHOLDER
     return "\n".join([
         "# Conformance statement",
@@ -225,20 +226,11 @@ def statement_template(doc: ResultsDocument) -> str:
     ])
 
 
-def declared(backend: dict[str, Any]) -> str:
-    """The name a backend gives itself (Backend.name), or "" where it kept the default."""
-    name = str(backend.get("declared_name") or "")
-    return "" if name == Backend.name else name
-
-
 def backend_title(backend: dict[str, Any]) -> str:
     """How a statement names the backend: its own name, then how it was given (--backend) and
     its class, the internal module name of a backend file left out."""
-    cls = str(backend.get("class", ""))
-    if cls.startswith("_dmlconf_backend_"):
-        cls = cls.split(".", 1)[-1]
-    given = f"`{backend.get('name', '')}`, class `{cls}`"
-    name = declared(backend)
+    given = f"`{backend.get('name', '')}`, class `{headline.backend_class(backend)}`"
+    name = headline.declared_name(backend)
     return f"`{name}` ({given})" if name else f"{given}"
 
 
@@ -379,7 +371,7 @@ def _run_and_write(session: Session, request: Request, log: Log, out: TextIO,
     with session:
         runner = session.start()
         flags = "|".join(execution.execution_flags.names) or "NONE"
-        claim = f" for {request.scope.text()}" if request.scope else ""
+        claim = for_scope(request.scope)
         out.write(f"dmlconf {__version__} certify: backend {request.backend} "
                   f"({runner.class_name}), feature level {runner.claimed_level}{claim}: the "
                   f"mustpass list of {len(session.cases)} cases, execution flags {flags}, "
@@ -387,7 +379,7 @@ def _run_and_write(session: Session, request: Request, log: Log, out: TextIO,
         session.run(Progress(len(session.todo), out))
     doc = session.document(request.command)
     session.write(doc)
-    slug = _slug(request.backend, runner.class_name, declared(doc.backend))
+    slug = _slug(request.backend, runner.class_name, headline.declared_name(doc.backend))
     final = request.out or _free(
         DEFAULT_ROOT / f"{slug}-{runner.claimed_level}-{started.date().isoformat()}")
     summarise(doc, session.results, f"{session.duration_s:.1f} s running", final / RESULTS)

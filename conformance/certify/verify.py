@@ -58,6 +58,7 @@ from conformance.results import (
     Status,
     Verdict,
     counted,
+    for_scope,
     mustpass,
     summary,
 )
@@ -289,12 +290,6 @@ def _consistency(doc: ResultsDocument, found: list[Result], claimed: FeatureLeve
     return problems
 
 
-def _claimed_scope(doc: ResultsDocument) -> str:
-    """" for <operator> (FLOAT32)" of a scoped claim, "" for a claim of the whole level."""
-    scope = document_scope(doc)
-    return f" for {scope.text()}" if scope else ""
-
-
 def _counts(counts: dict[Status, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.items() if v) or "none"
 
@@ -316,7 +311,7 @@ def verify_folder(folder: Path, name: str | None = None) -> Verification:
         return v
     v.document = doc
     v.claim = (f"backend {doc.backend.get('name')} ({doc.backend.get('class')}), "
-               f"feature level {doc.feature_level}{_claimed_scope(doc)}, "
+               f"feature level {doc.feature_level}{for_scope(document_scope(doc))}, "
                f"suite {doc.suite_version}, "
                f"{len(doc.results)} results")
     if ENVIRONMENT not in missing:

@@ -203,3 +203,13 @@ def grid(name: str, got: np.ndarray, exp: Expected | None = None,
             out["error"] = [1.0 if not np.isfinite(e) else round(float(e) / top, 3)
                             for e in err.ravel()]
     return out
+
+
+def kept(name: str, got: np.ndarray, exp: Expected | None = None,
+         bad: np.ndarray | None = None) -> dict[str, Any]:
+    """A tensor as a failing result keeps it for the report: its grid where it is small enough
+    (grid), else its name and shape and why its grid is left out: "left_out": {"elements": its
+    size, "limit": GRID_LIMIT}."""
+    return grid(name, got, exp, bad) or {
+        "tensor": name, "shape": list(got.shape),
+        "left_out": {"elements": int(got.size), "limit": GRID_LIMIT}}

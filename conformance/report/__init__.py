@@ -13,7 +13,8 @@ Every report lists QUALITY_WARNING cases apart (they pass: results.PASSING), sta
 execution flags ("NONE" when none), the margins closest to the legal bound and a diagnosis
 summary of the FAILs (common.diagnosis_summary), and labels a run whose judge shared the backend's
 process NOT_TAMPER_PROOF (common.tamper_proof: the JUnit property, a headline in the Markdown and
-HTML).
+HTML). The HTML and Markdown reports open with a banner of the run's outcome and exit status,
+and name the backend by the name it gives itself (report/headline.py).
 """
 
 from __future__ import annotations

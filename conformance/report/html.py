@@ -2,8 +2,11 @@
 and an inline SVG histogram of the margins drawn here (`histogram_svg`), not by a script. It
 opens on the failures (SECTIONS), lists NOT_SUPPORTED cases by reason and PASS cases as
 collapsed lists of ids (no row each: a run of 60,000 cases stays light), its filters move every
-section's count, and its matrices have the operators as columns, to fit a 1,280 px window. Zero
-counts are neutral (`count_class`).
+section's count, and its matrices have the operators as columns, to fit a 1,280 px window; at
+800 px and below each table scrolls sideways in a box of its own, never the page, and what the
+page scrolls to stops below the sticky filter bar. Zero counts are neutral (`count_class`). A
+banner opens it with the run's outcome and exit status (report.headline); a failing output
+shows its heat map (report.heat_map) and a grid left out says why.
 """
 
 from __future__ import annotations
@@ -41,6 +44,14 @@ from conformance.report.common import (
     resumed_ids,
     shard_line,
 )
+from conformance.report.headline import (
+    backend_class,
+    backend_name,
+    claim,
+    outcome,
+    scope_text,
+)
+from conformance.report.heat_map import grid_notes, picture
 from conformance.results import STATUSES, Result, ResultsDocument, Status
 
 #: Statuses from worst to best: a matrix cell is coloured by the first one it holds. A
@@ -234,11 +245,13 @@ def render_html(doc: ResultsDocument, comparison: Any = None) -> str:
     rank = {s: k for k, s in enumerate(LIST_ORDER)}
     taken = resumed_ids(doc)
     rows: list[dict[str, Any]] = []
-    for r in results:
+    for k, r in enumerate(results):
         section = _section(r)
         if section in ("unsupported", "passing"):
             continue
+        heat_maps = r.heat_maps if isinstance(r.heat_maps, list) else []
         rows.append({"r": r, "dtype": case_data_type(r), "family": case_family(r),
+                     "anchor": f"case-{k}",
                      "ops": " ".join(op_index[str(op)] for op in r.operators or []),
                      "section": section, "repro": repro_command(doc, r),
                      "crash": crash_line(r.crash),
@@ -246,6 +259,8 @@ def render_html(doc: ResultsDocument, comparison: Any = None) -> str:
                      "mismatches": [m for m in r.mismatches or [] if isinstance(m, dict)],
                      "grids": [grid_rows(g) for g in r.grids or []
                                if isinstance(g, dict) and g.get("got")],
+                     "heat_maps": [p for h in heat_maps if (p := picture(h))],
+                     "grid_notes": grid_notes(r.grids, heat_maps),
                      "margin": margin_of(r),
                      "diagnosis": diagnosis_of(r), "resumed": r.id in taken})
     rows.sort(key=lambda x: rank.get(x["r"].status, len(rank)))  # stable: run order kept
@@ -268,7 +283,10 @@ def render_html(doc: ResultsDocument, comparison: Any = None) -> str:
         if isinstance(v, list) else str(v)
     env.filters.update(web_url=web_url, margin=margin_text, breakable=breakable)
     return env.get_template("report.html.j2").render(
-        doc=doc, statuses=STATUSES, verdicts=doc.verdict, words=verdict_words(doc),
+        doc=doc, outcome=outcome(doc), backend_title=backend_name(backend), claim=claim(doc),
+        scope=scope_text(doc),
+        backend_class=backend_class(backend),
+        statuses=STATUSES, verdicts=doc.verdict, words=verdict_words(doc),
         not_claimed=not_claimed, count_class=count_class,
         backend=backend, capabilities=backend.get("capabilities") or {},
         platform=doc.platform or {}, section_titles=SECTIONS, sections=sections,

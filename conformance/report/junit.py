@@ -16,8 +16,8 @@ outside the scope are skipped, "not covered: outside the claimed scope (...)".
 
 from __future__ import annotations
 
-from conformance.present import document_scope, verdict_words
-from conformance.report import common
+from conformance.present import verdict_words
+from conformance.report import common, headline
 from conformance.results import FAILING, Result, ResultsDocument, Status
 
 
@@ -97,7 +97,6 @@ def render_junit(doc: ResultsDocument) -> str:
                       "diagnosis": _diagnosis_line(r), "resumed": r.id in taken})
     verdicts = verdict_words(doc)
     backend = doc.backend or {}
-    scope = document_scope(doc)
     return common.environment(True).get_template("junit.xml.j2").render(
         doc=doc, cases=cases, counts=junit_counts(doc), verdicts=verdicts,
         backend_name=backend.get("name", ""), backend_class=backend.get("class", ""),
@@ -106,4 +105,4 @@ def render_junit(doc: ResultsDocument) -> str:
         tamper_proof=common.tamper_proof(doc), integrity=common.integrity_line(doc),
         resumed=common.resumed(doc), expectations=common.expectations_line(doc),
         flags=common.flags_text(doc), warnings=len(common.warnings_of(doc)),
-        largest=common.largest_margin(doc.results), scope=scope.text() if scope else "")
+        largest=common.largest_margin(doc.results), scope=headline.scope_text(doc))

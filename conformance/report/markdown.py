@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conformance.present import verdict_words
-from conformance.report import common
+from conformance.report import common, headline
 from conformance.results import FAILING, STATUSES, ResultsDocument
 
 DEFAULT_MAX_FAILURES = 50
@@ -37,7 +37,10 @@ def render_markdown(doc: ResultsDocument, max_failures: int = DEFAULT_MAX_FAILUR
         largest=common.largest_margin(doc.results),
         histogram=common.margin_histogram(doc.results), diagnoses=common.diagnosis_summary(doc),
         any_ambiguous=any(doc.ambiguous.get(k) for k in STATUSES),
-        backend_name=backend.get("name", ""), backend_class=backend.get("class", ""),
+        backend_name=headline.backend_name(backend), backend_given=str(backend.get("name", "")),
+        backend_class=headline.backend_class(backend),
+        outcome=headline.outcome(doc), claim=headline.claim(doc),
+        scope=headline.scope_text(doc),
         platform=doc.platform or {}, incomplete=common.incomplete_line(doc),
         shard=common.shard_line(doc), execution=common.execution_text(doc.execution),
         integrity=common.integrity_line(doc), resumed=resumed,

@@ -46,7 +46,7 @@ from conformance.results.model import (
     summary,
 )
 from conformance.results.reproduce import chosen_level, reproduce_command
-from conformance.results.scope import Scope, ScopeError
+from conformance.results.scope import Scope, ScopeError, for_scope
 from conformance.results.verdicts import (
     NOT_RECOGNISED,
     VERDICT_LEVELS,
@@ -90,6 +90,7 @@ __all__ = [
     "document",
     "execution_of",
     "exit_status",
+    "for_scope",
     "platform_info",
     "read",
     "reading_words",

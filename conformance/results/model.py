@@ -138,6 +138,11 @@ class Result:
     info: list[str] = field(default_factory=list)
     mismatches: list[dict[str, Any]] = field(default_factory=list)
     grids: list[dict[str, Any]] = field(default_factory=list)
+    #: For a FAIL on output values: where each failing output's errors lie, in at most 64 x 64
+    #: cells whatever its size (conformance.judge.heat_map): {"tensor", "shape", "scale":
+    #: "bound" (|error| / bound) or "mismatch" (1: not acceptable), "block": elements per cell,
+    #: "cells": rows of cells, each the largest value of its elements, "bad", "largest"}.
+    heat_maps: list[dict[str, Any]] = field(default_factory=list)
     #: What is known of an isolated worker that died or was killed in this case:
     #: {"exit_code": int | None, "signal": "SIGSEGV" | None, "output": the worker's last
     #: output (its stdout and stderr, Python's faulthandler traceback included)}.

@@ -16,7 +16,6 @@ without failing the claim."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,11 +30,10 @@ class ScopeError(ValueError):
     write instead)."""
 
 
-def _did_you_mean(given: str, names: Iterable[str], kind: str) -> str:
+def _unknown(given: str, names: Iterable[str], kind: str) -> str:
     names = list(names)
-    close = difflib.get_close_matches(given, names, n=1)
-    mean = f"did you mean {close[0]!r}? " if close else ""
-    return f"--scope: {given!r} is no {kind}: {mean}the {kind}s are {', '.join(names)}"
+    return (f"--scope: {given!r} is no {kind}: {ops.did_you_mean(given, names)}the {kind}s are "
+            f"{', '.join(names)}")
 
 
 @dataclass(frozen=True)
@@ -55,7 +53,7 @@ class Scope:
                 name = name.strip().upper().removeprefix("DML_").removesuffix(
                     "_OPERATOR_DESC")
                 if name not in ops.OPERATORS:
-                    raise ScopeError(_did_you_mean(name, ops.OPERATORS, "operator"))
+                    raise ScopeError(_unknown(name, ops.OPERATORS, "operator"))
                 spec = ops.get(name)
                 takes = set(spec.data_types)
                 if types.strip():
@@ -64,7 +62,7 @@ class Scope:
                         try:
                             wanted.add(DataType.parse(t))
                         except ValueError:
-                            raise ScopeError(_did_you_mean(
+                            raise ScopeError(_unknown(
                                 t.upper(), [d.name for d in spec.data_types],
                                 f"data type of {name}")) from None
                     beyond = sorted(wanted - takes)
@@ -125,3 +123,8 @@ class Scope:
             if later:
                 out.append(f"{name} {', '.join(later)} (not taken at {level})")
         return out
+
+
+def for_scope(scope: Scope | None) -> str:
+    """" for <operator> (FLOAT32)" after a claim's level, "" for a claim of the whole level."""
+    return f" for {scope.text()}" if scope is not None else ""

@@ -72,6 +72,7 @@ from conformance.session.judging import (
     _Verdict,
     covers_fill,
     expectations,
+    keep_output,
     relation_model,
 )
 from conformance.tensors import TensorDesc, write_tensor
@@ -292,6 +293,7 @@ def _judge(case: Case, executor: Executor, flags: ExecutionFlags, fill: int,
             verdict.margin = max(verdict.margin or 0.0, judged.margin)
         if judged.status == "FAIL":
             failures.append(f"{said}: " + compare.describe(a, judged.model, judged.bad, left))
+            keep_output(f"{case.show_ref(left)} == {case.show_ref(right)}", a, judged, verdict)
             related = True
         elif judged.status == "QUALITY_WARNING":
             warnings.append(f"{said} holds within the legal envelope "
@@ -387,6 +389,7 @@ def run_case(case: Case, backend: Claims, memory_cap: int | None = None,
             result.status, result.message = Status(verdict.status), verdict.message
             result.info = verdict.info
             result.mismatches, result.grids = verdict.mismatches, verdict.grids
+            result.heat_maps = verdict.heat_maps
             result.margin = verdict.margin
             result.diagnosis = verdict.diagnosis
     except CaseError as exc:

@@ -1,7 +1,8 @@
 """How the runner judges a run of a case's calls (conformance.session.case_run._judge): what
 each output is expected to be (the operator's expectations, from the expectations cache where
 the case makes every input, or the case's own values), how a relation between two outputs is
-judged, and what a FAIL keeps for the report (inputs, grids, first mismatches, the diagnosis).
+judged, and what a FAIL keeps for the report (inputs, grids, heat maps, first mismatches, the
+diagnosis).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from conformance.casefile import Case
 from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.judge import compare
+from conformance.judge.heat_map import heat_map
 from conformance.session import expected_cache
 from conformance.session.bindings import CaseError, _Binding
 from conformance.tensors import TensorDesc, sharers
@@ -149,6 +151,7 @@ class _Verdict:
     info: list[str] = field(default_factory=list)
     mismatches: list[dict] = field(default_factory=list)
     grids: list[dict] = field(default_factory=list)
+    heat_maps: list[dict] = field(default_factory=list)
     again: bool = False  # the fill itself is acceptable somewhere: run again with another
     margin: float | None = None
     diagnosis: dict | None = None
@@ -170,19 +173,26 @@ def relation_model(case: Case, run: CaseBindings, left: str, right: np.ndarray,
     strict.legal = compare.recentred(right, envelope, f"{envelope.rule}, around the other side")
     return strict
 
+def keep_output(name: str, got: np.ndarray, judged: compare.Judgement,
+                verdict: _Verdict) -> None:
+    """Keep a failing output (named `name` in the report) for the report: its grid, with what
+    was expected (or why the grid is left out), and its heat map (where the errors lie)."""
+    verdict.grids.append(compare.kept(name, got, judged.model, judged.bad))
+    verdict.heat_maps.append(heat_map(name, got, judged.model, judged.bad))
+
+
 def _keep_failure(case: Case, run: CaseBindings, ref: str, got: np.ndarray,
                   judged: compare.Judgement, verdict: _Verdict) -> None:
-    """Keep what a reader of the report needs: the call's small inputs, the output with what was
-    expected, and the first mismatching elements."""
+    """Keep what a reader of the report needs: the call's inputs (small ones whole), the output
+    with what was expected and its heat map (keep_output), and the first mismatching
+    elements."""
     name = ref.split(".", 1)[0]
     spec = ops.get(case.call(name).operator)
     for t in spec.inputs:
-        g = compare.grid(case.show_ref(f"{name}.{t}"), run.bindings[f"{name}.{t}"].read())
-        if g and g not in verdict.grids:
+        g = compare.kept(case.show_ref(f"{name}.{t}"), run.bindings[f"{name}.{t}"].read())
+        if g not in verdict.grids:
             verdict.grids.append(g)
-    g = compare.grid(case.show_ref(ref), got, judged.model, judged.bad)
-    if g:
-        verdict.grids.append(g)
+    keep_output(case.show_ref(ref), got, judged, verdict)
     for index in np.argwhere(judged.bad)[:compare.SHOWN]:
         idx = tuple(int(i) for i in index)
         verdict.mismatches.append({"tensor": case.show_ref(ref), "index": list(idx),

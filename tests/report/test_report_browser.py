@@ -19,6 +19,7 @@ from tests.support.browser import launch
 from tests.support.documents import (
     EVIL,
     EVIL_URL,
+    LARGE_ID,
     MARKUP_ID,
     MARKUP_MESSAGE,
     PAYLOADS,
@@ -26,6 +27,7 @@ from tests.support.documents import (
     as_result,
     full_document,
     hostile_document,
+    large_failure,
     mixed_document,
     narrow_document,
     synthetic_document,
@@ -376,5 +378,86 @@ def test_the_resumed_filter_shows_the_cases_taken_from_the_journal(browser: Any,
     assert sorted(p.visible_ids()) == sorted(set(ids) - set(taken))
     page.select_option("#f-resumed", "")
     assert sorted(p.visible_ids()) == sorted(ids)
+    assert p.errors == [] and p.dialogs == []
+    page.close()
+
+
+#: The page's width against the window's, and each table's box (the .scroll around it; tables
+#: inside a table cell are their cell's): its right edge, how it overflows sideways, and its
+#: content's width against its own.
+FIT = """() => ({
+  page: document.scrollingElement.scrollWidth, window: window.innerWidth,
+  boxes: Array.from(document.querySelectorAll('table'))
+    .filter(t => t.offsetParent !== null && !t.parentElement.closest('td'))
+    .map(t => { const box = t.parentElement, r = box.getBoundingClientRect();
+                return {id: t.id || t.className, box: box.className, right: r.right,
+                        overflow: getComputedStyle(box).overflowX,
+                        scroll: box.scrollWidth, client: box.clientWidth}; }),
+  verdictLines: Array.from(document.querySelectorAll('#verdict td[data-verdict]')).map(
+    td => (td.clientHeight - 4) / parseFloat(getComputedStyle(td).lineHeight))})"""
+#: Where a row's summary is against the filter bar's bottom edge (the bar is sticky).
+UNDER_BAR = """id => { const row = document.getElementById(id);
+  return {open: row.open, summary: row.querySelector('summary').getBoundingClientRect().top,
+          bar: document.getElementById('filters').getBoundingClientRect().bottom,
+          sticky: getComputedStyle(document.getElementById('filters')).position}; }"""
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_the_report_reads_at_1280_and_800_px(browser: Any, tmp_path: Path, width: int) -> None:
+    """Issue 27. A narrow backend's run with a large failing output, at 1280 and 800 px: no
+    page-wide horizontal scroll (closed, and with every row open); each table in a box of its
+    own that scrolls sideways (at 800 px the verdict table does), the verdict column on a few
+    lines; a row jumped to by its anchor, or opened under the sticky filter bar, is not under
+    it; the large failing output shows its heat map and says why its grid is left out. A
+    screenshot of each width is kept under tmp_path."""
+    doc = narrow_document()
+    doc["results"].append(large_failure())
+    path = tmp_path / "report.html"
+    report.write(report.render_html(typed(doc)), path)
+    p = Page(browser, path)
+    page = p.page
+    page.set_viewport_size({"width": width, "height": 800})
+    for opened in (False, True):
+        if opened:
+            page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+        g = page.evaluate(FIT)
+        assert g["window"] == width and g["page"] <= width, (opened, g["page"])
+        assert g["boxes"] and all(b["box"] == "scroll" and b["overflow"] == "auto"
+                                  and b["right"] <= width for b in g["boxes"]), g["boxes"]
+        scrolled = {b["id"] for b in g["boxes"] if b["scroll"] > b["client"]}
+        assert ("verdict" in scrolled) is (width == 800), scrolled
+        assert max(g["verdictLines"]) < 5, g["verdictLines"]
+        shot = tmp_path / f"report-{width}{'-open' if opened else ''}.png"
+        page.screenshot(path=str(shot))
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 1000
+
+    # the large failure: a heat map, drawn, and the note of the grid left out
+    anchor = page.evaluate("id => Array.from(document.querySelectorAll('details.case'))"
+                           ".find(r => r.dataset.id === id).id", LARGE_ID)
+    row = page.locator(f"#{anchor}")
+    picture = row.locator("figure.heat-map img")
+    assert picture.count() == 1 and picture.is_visible()
+    assert picture.evaluate("i => i.complete && i.naturalWidth > 0 && i.naturalHeight > 0")
+    box = picture.bounding_box()
+    assert box and 0 < box["x"] and box["x"] + box["width"] <= width
+    assert "grid left out: 320 elements" in row.locator("p.grid-note").inner_text()
+
+    # the sticky bar covers no row: one jumped to by its anchor opens below it ...
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = false)")
+    page.goto(f"{path.as_uri()}#{anchor}")
+    page.wait_for_timeout(100)
+    where = page.evaluate(UNDER_BAR, anchor)
+    assert where["open"] and where["sticky"] == "sticky" and where["summary"] >= where["bar"]
+    # ... and one opened while the bar covers it comes out from under it
+    first = page.evaluate("() => document.querySelector('details.case').id")
+    page.evaluate("id => { const r = document.getElementById(id); r.open = false;"
+                  " window.scrollBy(0, r.getBoundingClientRect().top - 4); }", first)
+    page.wait_for_timeout(100)
+    where = page.evaluate(UNDER_BAR, first)
+    assert where["summary"] < where["bar"]  # under the bar, as the test set it
+    page.evaluate("id => { document.getElementById(id).open = true; }", first)
+    page.wait_for_timeout(100)
+    where = page.evaluate(UNDER_BAR, first)
+    assert where["open"] and where["summary"] >= where["bar"], where
     assert p.errors == [] and p.dialogs == []
     page.close()

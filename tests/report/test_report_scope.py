@@ -47,7 +47,13 @@ def test_not_covered_is_neutral_and_fails_red(monkeypatch: pytest.MonkeyPatch) -
     scoped_doc = _doc(ONLY_RESAMPLE1, Scope.parse(["RESAMPLE1:FLOAT32"]))
     cls, words = _cells(report.render_html(scoped_doc))["2_1"]
     assert (cls, words) == ("yes", "conformant for RESAMPLE1 (FLOAT32)")
-    assert "conformant for RESAMPLE1 (FLOAT32)" in report.render_markdown(scoped_doc)
+    md = report.render_markdown(scoped_doc)
+    assert "conformant for RESAMPLE1 (FLOAT32)" in md
+    assert md.splitlines()[0] == ("## DirectML conformance: t at feature level 2_1 for RESAMPLE1 "
+                                  "(FLOAT32)")
+    assert "| Scope | RESAMPLE1 (FLOAT32) (the cases outside it are not covered) |" in md
+    assert ("<h1>DirectML conformance: t at feature level 2_1 for RESAMPLE1 (FLOAT32)</h1>"
+            in report.render_html(scoped_doc))
     failing = _results(("FAIL", "RESAMPLE1", "FLOAT32"), ("NOT_SUPPORTED", "RESAMPLE1", "INT8"))
     lists.lists["2_1"] = frozenset(r.id for r in failing)
     cls, words = _cells(report.render_html(_doc(failing, None)))["2_1"]

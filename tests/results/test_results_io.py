@@ -42,6 +42,8 @@ def made(tmp_path: Path) -> ResultsDocument:
                info=["a note"], mismatches=[{"tensor": "OutputTensor", "index": [0, 1],
                                              "expected": "9", "got": "18"}],
                grids=[{"tensor": "OutputTensor", "shape": [1, 2], "got": ["1", "2"]}],
+               heat_maps=[{"tensor": "OutputTensor", "shape": [1, 2], "scale": "mismatch",
+                           "block": [1, 1], "cells": [[0, 1]], "bad": 1, "largest": 1}],
                margin=1.5, diagnosis={"readings": ["other-order"], "text": "the other Order"}),
         Result(id="documented/a/pass", status="PASS", feature_level="1_0"),
         Result(id="generated/b/slow", status="TIMEOUT", feature_level="1_0",
@@ -223,6 +225,8 @@ def test_a_top_level_field_of_the_wrong_type_is_refused(tmp_path: Path, key: str
                            "'documented/a/fail')"),
     ("mismatches", [[0, 1]], "results[0].mismatches[0] is a list, not an object (case "
                              "'documented/a/fail')"),
+    ("heat_maps", {"cells": []}, "results[0].heat_maps is an object, not a list of objects "
+                                 "(case 'documented/a/fail')"),
     ("crash", "SIGKILL", "results[0].crash is text, not an object or null (case "
                          "'documented/a/fail')"),
     ("feature_level_below", 5, "results[0].feature_level_below is a number, not text or null "

@@ -690,7 +690,7 @@ def test_results_document_has_the_documented_fields(
     assert item["data_types"] == ["UINT32"]
     assert set(item) == {"id", "status", "message", "duration_s", "operators", "data_types",
                          "feature_level", "feature_level_below", "tags", "spec", "ambiguous",
-                         "info", "mismatches", "grids", "crash", "margin",
+                         "info", "mismatches", "grids", "heat_maps", "crash", "margin",
                          "diagnosis", "waiver"}
     assert item["status"] == "FAIL" and "expected 9, got 18" in item["message"]
     assert isinstance(item["duration_s"], float)
@@ -707,6 +707,11 @@ def test_results_document_has_the_documented_fields(
     assert out["tensor"] == "OutputTensor" and out["shape"] == [1, 2, 4, 6]
     assert out["expected"][1] == "9" and out["got"][1] == "18" and out["bad"][1] == 1
     assert out["bad"][0] == 0 and sum(out["bad"]) > 0 and "error" not in out  # UINT32
+    # and a heat map of where the output's errors lie: bit-exact, so 1 where an element differs
+    (heat,) = item["heat_maps"]
+    assert heat["tensor"] == "OutputTensor" and heat["scale"] == "mismatch"
+    assert heat["block"] == [1, 1] and len(heat["cells"]) == 8 and len(heat["cells"][0]) == 6
+    assert sum(map(sum, heat["cells"])) == heat["bad"] == sum(out["bad"])
 
     assert list(back["verdict"]) == ["1_0", "2_0", "2_1", "5_0", "5_1", "6_2", "6_4"]
     assert back["verdict"]["1_0"] == {"conformant": None, "mandatory": 0, "PASS": 0, "FAIL": 0,

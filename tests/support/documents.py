@@ -250,3 +250,32 @@ def narrow_document() -> dict:
     cases of a dozen reasons, levels 1_0 and 2_0 all NOT_SUPPORTED. Run once per session; a
     fresh copy each call."""
     return json.loads(_narrow_run())
+
+
+LARGE_ID = "generated/sampling/resample1/large/float32"
+#: Where large_failure's output is wrong: 2.5 times the bound.
+LARGE_WRONG = (0, 0, 10, 15)
+
+
+def large_failure(case_id: str = LARGE_ID) -> dict:
+    """A FAIL whose output is too large for a grid (320 elements, [1, 1, 16, 20]), one element
+    2.5 times the bound away (LARGE_WRONG), as the judge keeps it: the small input's grid, the
+    output's grid left out saying why, and the output's heat map."""
+    import numpy as np
+
+    from conformance.expected import Expected
+    from conformance.judge import compare
+    from conformance.judge.heat_map import heat_map
+
+    center = np.linspace(0, 1, 320).reshape(1, 1, 16, 20)
+    got = center.astype(np.float32)
+    got[LARGE_WRONG] += 0.25
+    exp = Expected(center.astype(np.float32), kind="within", center=center,
+                   bound=np.full(center.shape, 0.1), rule="within 0.1")
+    judged = compare.judge(got, exp)
+    small = np.arange(80, dtype=np.float32).reshape(1, 1, 8, 10)
+    return result(case_id, "FAIL", "OutputTensor: 1 of 320 elements differ (within 0.1)",
+                  operators=["RESAMPLE1"], tags=["sampling"], data_types=["FLOAT32"],
+                  margin=2.5, grids=[compare.kept("InputTensor", small),
+                                     compare.kept("OutputTensor", got, judged.model, judged.bad)],
+                  heat_maps=[heat_map("OutputTensor", got, judged.model, judged.bad)])
