@@ -22,7 +22,6 @@ A backend is selected by
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -65,7 +64,10 @@ class Capabilities:
     arbitrary_offsets: whether it takes any pixel offsets (of an operator that has them); when
                       False, only the (InputPixelOffset, OutputPixelOffset) pairs in
                       offset_pairs, per dimension.
+    offset_pairs:     the (InputPixelOffset, OutputPixelOffset) pairs it takes when
+                      arbitrary_offsets is False (default: half-pixel sampling's).
     rejects_invalid:  whether it validates descs and raises DescRejected for invalid ones.
+    notes:            free text the results record with the claims.
     """
 
     operators: Mapping[str, frozenset[DataType]]
@@ -323,8 +325,7 @@ def _unknown(target: str) -> str:
         return (f"backend {target!r} names a file but not its class: write "
                 f"{target}:ClassName{hint}")
     names = list(registered())
-    close = difflib.get_close_matches(target, names, n=1)
-    mean = f"did you mean {close[0]!r}? " if close else ""
+    mean = ops.did_you_mean(target, names)
     return (f"backend {target!r} is not a registered name: {mean}the names are "
             f"{', '.join(names)}; or give 'package.module:Class' or 'path/to/file.py:Class'")
 

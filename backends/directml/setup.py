@@ -261,7 +261,20 @@ def status() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="dmlconf directml", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="dmlconf directml", description=__doc__.split("\n\n")[0],
+        epilog="examples:\n"
+               "  dmlconf directml setup\n"
+               "      both runtimes, reusing what is already built (minutes the first time)\n"
+               "  dmlconf directml setup --runtime linux --icd "
+               "/usr/share/vulkan/icd.d/nvidia_icd.json\n"
+               "      torch-directml's libdirectml.so on an NVIDIA GPU's Vulkan driver\n"
+               "  dmlconf directml status\n\n"
+               "exit status:\n"
+               "  0  set up, registered, or (status) every runtime ready\n"
+               "  1  a step failed, or (status) a runtime is not ready\n"
+               "  2  bad arguments",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("setup", help="build the layer (reusing what is already built)")
     s.add_argument("--source", help=f"vkd3d-proton source tarball ({lay.VKD3D_PROTON_TARBALL}) or "

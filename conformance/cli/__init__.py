@@ -1,6 +1,7 @@
-"""The `dmlconf` command: run, merge, compare, matrix, report, list, show, export, certify, verify,
-directml, generate and explore, one module each (its arguments and its cmd_ function); what
-they share is in common.py. `parser()` asks each command's module to add its subparser."""
+"""The `dmlconf` command: run, merge, compare, matrix, report, list, show, describe, export,
+certify, verify, directml, generate and explore, one module each (its arguments and its cmd_
+function); what they share is in common.py. `parser()` asks each command's module to add its
+subparser."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from conformance.casefile import CaseFileError
 from conformance.cli import (
     certify,
     compare,
+    describe,
     directml,
     explore,
     export,
@@ -30,8 +32,8 @@ from conformance.cli import (
 from conformance.session import JournalError, WorkerError
 
 #: The commands' modules, in the order `dmlconf --help` lists them.
-COMMANDS = (run, merge, compare, matrix, report, list_cases, show, export, certify, verify,
-            directml, generate, explore)
+COMMANDS = (run, merge, compare, matrix, report, list_cases, show, describe, export, certify,
+            verify, directml, generate, explore)
 
 
 class _Version(argparse.Action):
@@ -55,7 +57,18 @@ class _Version(argparse.Action):
 
 def parser() -> argparse.ArgumentParser:
     """The parser of `dmlconf` and of each of its COMMANDS."""
-    p = argparse.ArgumentParser(prog="dmlconf", description="DirectML operator conformance suite")
+    p = argparse.ArgumentParser(
+        prog="dmlconf", description="DirectML operator conformance suite",
+        epilog="examples:\n"
+               "  dmlconf run -k documented/\n"
+               "      run the documented cases on the reference backend and judge them\n"
+               "  dmlconf certify --backend mypackage.dml_port:MyBackend --level 6_2\n"
+               "      certify a backend at a feature level: its bundle, to hand over\n"
+               "  dmlconf run --help\n"
+               "      each command's own examples and exit codes\n\n"
+               "exit status: each command's --help says; every command exits 2 for bad\n"
+               "arguments or an error that stops it, and 130 when interrupted.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action=_Version,
                    help="the package's version, the suite's and its committed case set")
     sub = p.add_subparsers(dest="command", required=True)

@@ -64,7 +64,27 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     """`dmlconf certify` and its arguments."""
     crt = sub.add_parser("certify", help="certify a backend: run the claimed level's mustpass "
                                          "list, tamper-proof, and write a submission bundle "
-                                         "(docs/certification.md)")
+                                         "(docs/certification.md)",
+                         description="Certify a backend: run the claimed level's whole mustpass "
+                                     "list in the\ntamper-proof mode (isolated workers, the "
+                                     "judge in the harness) and write a\nsubmission bundle, a "
+                                     "folder and its .zip (docs/certification.md).",
+                         epilog="examples:\n"
+                                "  dmlconf certify --backend mypackage.dml_port:MyBackend "
+                                "--level 6_2\n"
+                                "  dmlconf certify --backend my_backend.py:MyBackend --level 5_1 "
+                                "--baseline waivers.yaml\n"
+                                "      with the waivers of a baseline, copied into the bundle\n\n"
+                                "exit status:\n"
+                                "  0    the claimed level is conformant (the bundle is written)\n"
+                                "  1    it is not (the bundle is written either way: it records "
+                                "the run)\n"
+                                "  2    refused: bad or refused arguments (-k, --cases, "
+                                "--shard, ...), a case\n"
+                                "       set that is not the committed one, a backend that does "
+                                "not load\n"
+                                "  130  interrupted: no bundle (a certification is not resumed)",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     crt.add_argument("--backend", required=True,
                      help="registered name, package.module:Class or path/to/file.py:Class")
     crt.add_argument("--level", help="the feature level claimed, e.g. 6_2 (default: the "

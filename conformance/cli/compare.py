@@ -25,7 +25,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`dmlconf compare` and its arguments."""
     cmp = sub.add_parser("compare", help="compare two results files: what newly fails or "
-                                         "passes (exit 1 when anything newly fails)")
+                                         "passes (exit 1 when anything newly fails)",
+                         epilog="examples:\n"
+                                "  dmlconf compare reports/before.json reports/results.json\n"
+                                "  dmlconf compare reports/before.json reports/results.json "
+                                "--markdown --html reports/report.html\n\n"
+                                "exit status:\n"
+                                "  0  nothing newly fails\n"
+                                "  1  a case newly fails: FAIL, ERROR or TIMEOUT in NEW, "
+                                "anything else or\n"
+                                "     absent in OLD\n"
+                                "  2  bad arguments, or a file that is no results file",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     cmp.add_argument("old", metavar="OLD.json")
     cmp.add_argument("new", metavar="NEW.json")
     cmp.add_argument("--markdown", action="store_true", help="Markdown instead of text")

@@ -17,6 +17,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     dml = sub.add_parser("directml", add_help=False,
                          help="build or inspect the DirectML-on-Linux layer of the `directml` "
                               "backend: `dmlconf directml setup [--source PATH]`, `dmlconf "
-                              "directml status` (docs/directml-linux.md)")
+                              "directml status` (docs/directml-linux.md; its --help has "
+                              "examples and exit codes)")
     dml.add_argument("rest", nargs=argparse.REMAINDER)
     dml.set_defaults(func=cmd_directml)

@@ -16,7 +16,19 @@ def cmd_explore(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`dmlconf explore` and its arguments."""
     exp = sub.add_parser("explore", help="search a backend for failures with Hypothesis; write "
-                                         "each minimal failing case as a regression")
+                                         "each minimal failing case as a regression",
+                         epilog="examples:\n"
+                                "  dmlconf explore --backend my_backend.py:MyBackend "
+                                "--seconds 300\n"
+                                "  dmlconf explore --family layouts --max-examples 50 "
+                                "--seed 7\n\n"
+                                "exit status:\n"
+                                "  0    nothing found\n"
+                                "  1    a family found a failure (its minimal case is written "
+                                "under --out)\n"
+                                "  2    bad arguments, or a backend that does not load\n"
+                                "  130  interrupted",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     exp.add_argument("--backend", default="numpy", help="as for run (default: numpy)")
     exp.add_argument("--family", action="append", metavar="NAME",
                      help="only this family (repeatable; default: all)")

@@ -29,7 +29,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     vec = sub.add_parser("export", help="write the selected cases as self-contained vectors "
                                         "for harnesses without Python: DirectML descs (JSON), "
                                         "input bytes, expectations and a C checker "
-                                        "(docs/vectors.md)")
+                                        "(docs/vectors.md)",
+                         epilog="examples:\n"
+                                "  dmlconf export vectors -k documented/\n"
+                                "  dmlconf export vectors --level 5_1\n"
+                                "      every case a run claiming feature level 5_1 runs\n\n"
+                                "exit status:\n"
+                                "  0  exported\n"
+                                "  1  a case file problem (its cases were not exported)\n"
+                                "  2  bad arguments, no case selected, or OUT cannot be "
+                                "written",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     vec.add_argument("out", metavar="OUT", help="folder to write (new, empty, or a previous "
                                                 "export, which is replaced)")
     selection(vec)

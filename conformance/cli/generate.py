@@ -1,4 +1,5 @@
-"""`dmlconf generate`: write the property-generated cases (docs/families.md)."""
+"""`dmlconf generate`: write the property-generated cases (docs/families.md), the counts page,
+the mustpass lists and the operator reference's pages (docs/operators/)."""
 
 from __future__ import annotations
 
@@ -40,17 +41,18 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return _generate_deep(args)
     args.out = args.out or "cases/generated"
     if args.check:
-        bad = generate.stale(args.out, args.counts, args.mustpass)
+        bad = generate.stale(args.out, args.counts, args.mustpass, args.operators)
         if bad:
-            print("generated cases differ from a fresh generation (run `dmlconf generate`):",
+            print("generated files differ from a fresh generation (run `dmlconf generate`):",
                   file=sys.stderr)
             for path in bad:
                 print(f"  {path}", file=sys.stderr)
             return 1
-        print(f"{args.out}, {args.counts} and {args.mustpass} are up to date")
+        print(f"{args.out}, {args.counts}, {args.mustpass} and {args.operators} are up to date")
         return 0
     t0 = time.perf_counter()
-    count, changed = generate.write(args.out, args.counts, args.family or None, args.mustpass)
+    count, changed = generate.write(args.out, args.counts, args.family or None, args.mustpass,
+                                    args.operators)
     print(f"{counted(count, 'generated case')} in {args.out} "
           f"({counted(len(changed), 'file')} changed, "
           f"{time.perf_counter() - t0:.1f} s)")
@@ -61,7 +63,20 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`dmlconf generate` and its arguments."""
-    gen = sub.add_parser("generate", help="write the property-generated cases (deterministic)")
+    gen = sub.add_parser(
+        "generate", help="write the property-generated cases, the counts page, the mustpass "
+                         "lists and the operator reference's pages (deterministic)",
+        epilog="examples:\n"
+               "  dmlconf generate\n"
+               "      write cases/generated, docs/case-counts.md, mustpass/ and docs/operators\n"
+               "  dmlconf generate --check\n"
+               "      CI: do the committed files equal a fresh generation?\n"
+               "  dmlconf generate --tier deep --check\n\n"
+               "exit status:\n"
+               "  0  written, or (--check) up to date\n"
+               "  1  --check: a file differs from a fresh generation (each is listed)\n"
+               "  2  bad arguments",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     gen.add_argument("--out", help="folder (default: cases/generated; for --tier deep its cache "
                                    "folder)")
     gen.add_argument("--tier", choices=("committed", "deep"), default="committed",
@@ -74,6 +89,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     gen.add_argument("--mustpass", default="mustpass",
                      help="the mustpass lists' folder, written from every case of the folder "
                           "holding --out (default: mustpass; docs/mustpass.md)")
+    gen.add_argument("--operators", default="docs/operators", metavar="DIR",
+                     help="the operator reference's folder: a page per operator, generated "
+                          "from its spec, and README.md (default: docs/operators; dmlconf "
+                          "describe prints a page)")
     gen.add_argument("--family", action="append", metavar="NAME",
                      help="only this family (repeatable)")
     gen.add_argument("--check", action="store_true",

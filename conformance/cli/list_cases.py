@@ -26,7 +26,17 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`dmlconf list` and its arguments."""
-    lst = sub.add_parser("list", help="list case ids")
+    lst = sub.add_parser(
+        "list", help="list case ids",
+        epilog="examples:\n"
+               "  dmlconf list -k documented/\n"
+               "  dmlconf list -k 'generated/invalid/*' -v\n"
+               "      with each case's operators, feature level and expectation\n\n"
+               "exit status:\n"
+               "  0  listed\n"
+               "  1  a case file problem (the cases of the other files are listed)\n"
+               "  2  bad arguments, or no case selected",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     selection(lst)
     lst.add_argument("-v", "--verbose", action="store_true",
                      help="also the operators, feature level and expectation")

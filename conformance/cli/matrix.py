@@ -31,13 +31,18 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     """`dmlconf matrix` and its arguments."""
     p = sub.add_parser(
         "matrix", help="several runs side by side: levels, slices, families, cases, findings",
-        description="Put results files side by side, one column per run: the feature levels' "
-                    "verdicts, operator x data type slices and families with an interop score, "
-                    "the findings (misreadings, baseline causes) per run, what each cannot "
-                    "express, and the cases where the runs disagree. Without --html or "
+        description="Put results files side by side, one column per run: the feature levels'\n"
+                    "verdicts, operator x data type slices and families with an interop score,\n"
+                    "the findings (misreadings, baseline causes) per run, what each cannot\n"
+                    "express, and the cases where the runs disagree. Without --html or\n"
                     "--markdown the Markdown goes to stdout.",
-        epilog="example: dmlconf matrix reports/numpy.json reports/directml.json "
-               "--html reports/matrix.html --markdown docs/matrix.md")
+        epilog="examples:\n"
+               "  dmlconf matrix reports/numpy.json reports/directml.json "
+               "--html reports/matrix.html --markdown docs/matrix.md\n\n"
+               "exit status:\n"
+               "  0  written\n"
+               "  2  bad arguments, or a file that is no results file",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("results", nargs="+", metavar="RESULTS.json")
     p.add_argument("--html", metavar="PATH", help="write the HTML matrix (every case, filters)")
     p.add_argument("--markdown", metavar="PATH", help="write the Markdown matrix here")

@@ -25,7 +25,19 @@ def cmd_merge(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`dmlconf merge` and its arguments."""
     mrg = sub.add_parser("merge", help="join the results files of the shards of a run "
-                                       "(dmlconf run --shard K/N) into one")
+                                       "(dmlconf run --shard K/N) into one",
+                         epilog="examples:\n"
+                                "  dmlconf merge shard1.json shard2.json shard3.json shard4.json "
+                                "--json reports/results.json\n"
+                                "      after dmlconf run --shard K/4 --json shardK.json, K = 1 "
+                                "to 4\n\n"
+                                "exit status:\n"
+                                "  0  merged; no decisive case FAILed, ERRORed or TIMED OUT\n"
+                                "  1  merged; a decisive FAIL, ERROR or TIMEOUT, or a shard "
+                                "that stopped early\n"
+                                "  2  bad arguments, or files that are not the shards of one "
+                                "run",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     mrg.add_argument("shards", nargs="+", metavar="SHARD.json",
                      help="the results file of every shard (dmlconf run --shard K/N --json ...)")
     mrg.add_argument("--json", default=DEFAULT_JSON, metavar="PATH",

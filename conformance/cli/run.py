@@ -1,5 +1,5 @@
-"""`dmlconf run`: certify a backend on the cases (docs/robustness.md for the execution
-options).
+"""`dmlconf run`: run the selected cases on a backend and judge them (docs/robustness.md for the
+execution options; `dmlconf certify` is the certification run).
 """
 
 from __future__ import annotations
@@ -65,8 +65,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                    if execution.isolated else "in-process, NOT tamper-proof")
             of = f" (shard {args.shard} of {shard['of_cases']})" if shard else ""
             flags = "|".join(execution.execution_flags.names) or "NONE"
-            scope = session.options.scope
-            claim = f" for {scope.text()}" if scope else ""
+            claim = results.for_scope(session.options.scope)
             out.write(f"dmlconf {__version__}: {counted(len(cases), 'case')}{of}, backend "
                       f"{args.backend} "
                       f"({runner.class_name}), feature level {runner.claimed_level}{claim}, "
@@ -114,7 +113,29 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`dmlconf run` and its arguments."""
-    run = sub.add_parser("run", help="certify a backend on the cases")
+    run = sub.add_parser(
+        "run", help="run the selected cases on a backend and judge each (a certification with "
+                    "its bundle is `dmlconf certify`)",
+        description="Run the selected cases (default: the committed ones) on a backend, judge\n"
+                    "each against the spec, print the summary and write the results (and the\n"
+                    "reports asked for). A certification, the claimed level's mustpass list and\n"
+                    "a submission bundle, is `dmlconf certify`.",
+        epilog="examples:\n"
+               "  dmlconf run -k documented/\n"
+               "      the documented cases (the spec pages' examples) on the reference backend\n"
+               "  dmlconf run --backend my_backend.py:MyBackend --level 5_1 --junit junit.xml\n"
+               "      every committed case on your backend, claiming feature level 5_1\n"
+               "  dmlconf run --backend my_backend.py:MyBackend --shard 1/4 --json shard1.json\n"
+               "      the first of four shards (join them with dmlconf merge)\n\n"
+               "exit status:\n"
+               "  0    no decisive case FAILed, ERRORed or TIMED OUT (NOT_SUPPORTED,\n"
+               "       QUALITY_WARNING and XFAIL do not fail a run)\n"
+               "  1    a decisive FAIL, ERROR or TIMEOUT; an XPASS with --strict; a case file\n"
+               "       problem (its cases were not run); the run stopped (--run-timeout)\n"
+               "  2    bad arguments, or nothing to run: no case selected, a backend that does\n"
+               "       not load, an unreadable baseline\n"
+               "  130  interrupted (Ctrl-C, SIGTERM): the journal keeps what ran (--resume)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("--backend", default="numpy",
                      help="registered name, package.module:Class or path/to/file.py:Class "
                           "(default: numpy)")

@@ -40,7 +40,16 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`dmlconf show` and its arguments."""
-    show = sub.add_parser("show", help="show a case, its spec citation and how to reproduce it")
+    show = sub.add_parser(
+        "show", help="show a case, its spec citation and how to reproduce it",
+        epilog="examples:\n"
+               "  dmlconf show documented/strides/2d-row-major\n"
+               "  dmlconf show documented/strides/2d-row-major --backend my_backend.py:MyBackend\n"
+               "      the reproduce command for your backend\n\n"
+               "exit status:\n"
+               "  0  shown (the first of several matches, saying so)\n"
+               "  2  no case matches, bad arguments, or a case file that does not load",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     show.add_argument("case", help="a case id (or a pattern)")
     selection(show)
     show.add_argument("--backend", default="numpy", help="backend for the reproduce command")

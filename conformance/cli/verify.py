@@ -115,7 +115,26 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     ver = sub.add_parser("verify", help="check a certification bundle (folder or .zip): "
                                         "hashes, completeness, statuses, waivers, verdict; "
                                         "exit 1 with one line per problem; --rerun: does a "
-                                        "sample of its cases reproduce?")
+                                        "sample of its cases reproduce?",
+                         description="Check a certification bundle (its folder or .zip): every "
+                                     "file as listed, the\nresults cover the level's mustpass "
+                                     "list, allowed statuses only, waivers with\na reason and an "
+                                     "expiry, the verdict follows from the results. --rerun\n"
+                                     "reruns a sample of its cases (docs/certification.md).",
+                         epilog="examples:\n"
+                                "  dmlconf verify certification/mybackend-6_2-2025-01-31.zip\n"
+                                "  dmlconf verify certification/mybackend-6_2-2025-01-31.zip "
+                                "--rerun numpy --sample 100\n"
+                                "      and whether 100 of its cases reproduce with a backend\n\n"
+                                "exit status:\n"
+                                "  0  a valid bundle (with --rerun: every sampled case agrees)\n"
+                                "  1  a problem, one line each on stdout (with --rerun: a "
+                                "sampled case differs\n"
+                                "     or timed out)\n"
+                                "  2  a usage error: BUNDLE is no folder or zip, rerun options "
+                                "without\n"
+                                "     --rerun, a backend that does not load",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     ver.add_argument("bundle", metavar="BUNDLE")
     rer = ver.add_argument_group("rerun (docs/certification.md, 'Rerun a sample')")
     rer.add_argument("--rerun", metavar="BACKEND",

@@ -17,7 +17,7 @@ from types import ModuleType
 
 from conformance import ops
 from conformance.casefile import load_cases
-from conformance.generate import bitlevel, invalid, large, layouts, tables
+from conformance.generate import bitlevel, invalid, large, layouts, reference, tables
 from conformance.generate.emit import dump
 from conformance.levels import FeatureLevel
 from conformance.results import VERDICT_LEVELS, mustpass
@@ -201,11 +201,14 @@ def mustpass_files(cases: str | Path, folder: str | Path) -> dict[Path, str]:
 
 def write(root: str | Path, counts: str | Path | None = None,
           selected: Iterable[str] | None = None,
-          mustpass_folder: str | Path | None = None) -> tuple[int, list[str]]:
+          mustpass_folder: str | Path | None = None,
+          operator_pages: str | Path | None = None) -> tuple[int, list[str]]:
     """Write the generated files under root (and the counts page); remove stale files of the
     written families. Then, for a whole generation, the mustpass lists under mustpass_folder,
     from every committed case of the folder holding root (cases/ of cases/generated), the
-    files just written included. Returns (number of cases, paths changed)."""
+    files just written included, and the operator reference's pages under operator_pages
+    (docs/operators; reference.files), removing other pages there. Returns (number of cases,
+    paths changed)."""
     root = Path(root)
     files = render(selected)
     changed = []
@@ -220,6 +223,8 @@ def write(root: str | Path, counts: str | Path | None = None,
     outputs = {root / rel: text for rel, text in files.items()}
     if counts is not None and not selected:
         outputs[Path(counts)] = counts_markdown()
+    if operator_pages is not None and not selected:
+        changed += write_pages(operator_pages)
     for path, text in sorted(outputs.items()):
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.read_text(encoding="utf-8") != text:
@@ -241,14 +246,16 @@ def write(root: str | Path, counts: str | Path | None = None,
 
 
 def stale(root: str | Path, counts: str | Path | None = None,
-          mustpass_folder: str | Path | None = None) -> list[str]:
+          mustpass_folder: str | Path | None = None,
+          operator_pages: str | Path | None = None) -> list[str]:
     """Paths that differ from a fresh generation (missing, changed or extra); with
-    mustpass_folder, also this suite version's mustpass lists against the committed cases."""
+    mustpass_folder, also this suite version's mustpass lists against the committed cases;
+    with operator_pages, also the operator reference's pages there (stale_pages)."""
     root = Path(root)
     files = {root / rel: text for rel, text in render().items()}
     if counts is not None:
         files[Path(counts)] = counts_markdown()
-    bad = []
+    bad = [] if operator_pages is None else stale_pages(operator_pages)
     if mustpass_folder is not None:
         lists = mustpass_files(root.parent, mustpass_folder)
         files.update(lists)
@@ -257,4 +264,31 @@ def stale(root: str | Path, counts: str | Path | None = None,
     bad += [str(p) for p, text in files.items()
             if not p.exists() or p.read_text(encoding="utf-8") != text]
     bad += [str(p) for p in sorted(root.rglob("*.yaml")) if p not in files]
+    return sorted(bad)
+
+
+def write_pages(folder: str | Path) -> list[str]:
+    """Write the operator reference's pages under folder (reference.files), removing a page of
+    no operator there; the paths changed."""
+    pages = reference.files(folder)
+    changed = []
+    for old in sorted(Path(folder).glob("*.md")):
+        if old not in pages:
+            old.unlink()
+            changed.append(str(old))
+    for path, text in pages.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            changed.append(str(path))
+    return changed
+
+
+def stale_pages(folder: str | Path) -> list[str]:
+    """The operator reference's pages under folder that differ from a fresh rendering: missing,
+    changed, or a page of no operator."""
+    pages = reference.files(folder)
+    bad = [str(p) for p, text in pages.items()
+           if not p.exists() or p.read_text(encoding="utf-8") != text]
+    bad += [str(p) for p in sorted(Path(folder).glob("*.md")) if p not in pages]
     return sorted(bad)

@@ -10,16 +10,19 @@ plug-ins with conformance.kit and import nothing above the operator layer.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import pkgutil
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
 from conformance.ops.base import OperatorCall, OperatorSpec
 from conformance.spec import PAGES as SHARED_PAGES
 
-__all__ = ["OPERATORS", "PACKAGES", "OperatorCall", "OperatorSpec", "discover", "get", "pages"]
+__all__ = ["OPERATORS", "PACKAGES", "OperatorCall", "OperatorSpec", "did_you_mean", "discover",
+           "get", "pages"]
 
 
 def discover(attribute: str, module: str = "") -> list[tuple[str, Any]]:
@@ -84,4 +87,12 @@ def get(name: str) -> OperatorSpec:
     try:
         return specs[key]
     except KeyError:
-        raise KeyError(f"unknown operator {name!r}; known: {', '.join(specs)}") from None
+        raise KeyError(f"unknown operator {name!r}: {did_you_mean(key, specs)}the operators "
+                       f"are {', '.join(specs)}") from None
+
+
+def did_you_mean(given: str, names: Iterable[str]) -> str:
+    """"did you mean 'NAME'? " for the known name closest to a misspelt one, or "" where none is
+    close: the hint of an unknown name's error (an operator here, a backend's registered name)."""
+    close = difflib.get_close_matches(given, list(names), n=1)
+    return f"did you mean {close[0]!r}? " if close else ""

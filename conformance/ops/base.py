@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -51,12 +51,26 @@ class Attribute:
     the C values 1/0).
     prefix: an enum's DirectML.h prefix (its type's name and "_"), which a case may write
     before the name and parse() removes.
+    doc: what the member holds, in a sentence (the operator reference, `dmlconf describe`).
     """
 
     name: str
     kind: Literal["uint", "enum", "floats", "bool"]
     values: Mapping[str, int] = field(default_factory=dict)
     prefix: str = ""
+    doc: str = ""
+
+    @property
+    def python_type(self) -> str:
+        """The type of its canonical value (parse()), as `call.attributes` holds it."""
+        return PYTHON_TYPES[self.kind]
+
+    @property
+    def directml_type(self) -> str:
+        """The member's type in the desc: UINT, BOOL, a FLOAT array, or the enum's type."""
+        if self.kind == "enum":
+            return self.prefix.removesuffix("_")
+        return {"uint": "UINT", "bool": "BOOL", "floats": "FLOAT array"}[self.kind]
 
     def parse(self, value: Any) -> Any:
         """Canonical form: int for uint; the enum name (or the raw int when the value is not a
@@ -86,6 +100,36 @@ class Attribute:
 
     def to_json(self, value: Any) -> Any:
         return list(value) if self.kind == "floats" else value
+
+
+#: Attribute kind -> the Python type of its canonical value in `call.attributes`.
+PYTHON_TYPES = {"uint": "int", "enum": "str", "floats": "tuple[float, ...]", "bool": "bool"}
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A sentence of what an operator computes, and where it is stated (the operator
+    reference's formula, OperatorSpec.formula)."""
+
+    text: str
+    cite: Citation
+
+
+@dataclass(frozen=True)
+class ExampleKernel:
+    """The computation of the operator reference's example backend (docs/operators/<NAME>.md),
+    in plain NumPy, whose source the page shows and a test runs against the operator's cases.
+
+    compute:     (logical input, the output's Sizes, call.attributes) -> the logical output,
+                 in the input's dtype.
+    helpers:     the functions compute calls, shown before it (their source, as written).
+    unsupported: (call.attributes) -> why the example declines a call (its backend's
+                 unsupported_reason), or None to run it; None where it takes every call.
+    """
+
+    compute: Callable[[np.ndarray, Sequence[int], Mapping[str, Any]], np.ndarray]
+    helpers: tuple[Callable[..., Any], ...] = ()
+    unsupported: Callable[[Mapping[str, Any]], str | None] | None = None
 
 
 def _float(name: str, v: Any) -> float:
@@ -316,6 +360,31 @@ class OperatorSpec(ABC):
         desc from it. Default: the tensors, then the attributes, in their declared order."""
         return ([(name, call.tensors[name]) for name, _ in self.tensors]
                 + [(a.name, call.attributes[a.name]) for a in self.attributes])
+
+    # -- the operator reference (docs/operators/<NAME>.md, `dmlconf describe`) ----------------
+    #: The example backend's computation, which the reference shows and a test runs; None: the
+    #: reference shows no example backend.
+    example_kernel: ExampleKernel | None = None
+
+    def formula(self) -> list[Statement]:
+        """What the operator computes and how its outputs are judged, sentence by sentence,
+        each with where it is stated. Default: nothing said."""
+        return []
+
+    def tensor_doc(self, name: str) -> str:
+        """What a tensor member holds (its layout, its Sizes), in a sentence; "" for nothing
+        beyond its name and kind."""
+        return ""
+
+    def derived_doc(self, name: str) -> str:
+        """What a derived attribute (derived_attributes) follows from, in a sentence."""
+        return ""
+
+    def capability_fields(self) -> tuple[str, ...]:
+        """The fields of a backend's Capabilities that capability_gap reads for this operator,
+        beyond the operators, feature level, strides and invalid descs that every operator's
+        cases ask about. Default: none."""
+        return ()
 
     # -- semantics ------------------------------------------------------------------------------
     @abstractmethod

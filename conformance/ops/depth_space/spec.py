@@ -17,7 +17,14 @@ from typing import Any
 import numpy as np
 
 from conformance.levels import FeatureLevel
-from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, table
+from conformance.ops.base import (
+    Attribute,
+    ExampleKernel,
+    OperatorCall,
+    OperatorSpec,
+    Statement,
+    table,
+)
 from conformance.ops.depth_space.examples import DepthSpaceExamples
 from conformance.ops.depth_space.pages import (
     DEPTH_TO_SPACE,
@@ -26,10 +33,15 @@ from conformance.ops.depth_space.pages import (
     SPACE_TO_DEPTH,
     SPACE_TO_DEPTH1,
 )
-from conformance.spec import Citation, Violation
+from conformance.spec import Citation, Violation, notes
 
 ORDERS = {"DEPTH_COLUMN_ROW": 0, "COLUMN_ROW_DEPTH": 1}  # DML_DEPTH_SPACE_ORDER (notes §1)
-ORDER = Attribute("Order", "enum", ORDERS, prefix="DML_DEPTH_SPACE_ORDER_")
+ORDER = Attribute("Order", "enum", ORDERS, prefix="DML_DEPTH_SPACE_ORDER_",
+                  doc="how the channel dimension of the depth tensor holds a block: "
+                      "DEPTH_COLUMN_ROW as (BlockHeight, BlockWidth, C), COLUMN_ROW_DEPTH as "
+                      "(C, BlockHeight, BlockWidth)")
+BLOCK_SIZE = Attribute("BlockSize", "uint",
+                       doc="the width and height of the blocks that are moved (at least 1)")
 
 _FLOATS = "FLOAT32, FLOAT16"
 _INTS = "FLOAT32, FLOAT16, INT32, INT16, INT8, UINT32, UINT16, UINT8"
@@ -68,6 +80,37 @@ def space_to_depth(x: np.ndarray, block: int, order: str) -> np.ndarray:
     return y.reshape(n, c * block * block, hh, ww)
 
 
+def blocks_to_space(x: np.ndarray, sizes: Sequence[int], attributes: Mapping[str, Any]
+                    ) -> np.ndarray:
+    """The example backend's DEPTH_TO_SPACE(1): the blocks in the call's Order (DEPTH_TO_SPACE
+    states none: DEPTH_COLUMN_ROW)."""
+    return depth_to_space(x, attributes["BlockSize"],
+                          attributes.get("Order", "DEPTH_COLUMN_ROW"))
+
+
+def blocks_to_depth(x: np.ndarray, sizes: Sequence[int], attributes: Mapping[str, Any]
+                    ) -> np.ndarray:
+    """The example backend's SPACE_TO_DEPTH(1): the blocks in the call's Order (SPACE_TO_DEPTH
+    states none: DEPTH_COLUMN_ROW)."""
+    return space_to_depth(x, attributes["BlockSize"],
+                          attributes.get("Order", "DEPTH_COLUMN_ROW"))
+
+
+#: The formula, by direction (notes §3 holds both, checked against the pages' examples).
+_FORMULA = {
+    True: "For output element (n, c, y, x), with b = BlockSize and C' = InputChannelCount / b^2, "
+          "the input element (n, channel, y // b, x // b), where channel = ((y % b) * b + "
+          "(x % b)) * C' + c for DEPTH_COLUMN_ROW, and c * b^2 + (y % b) * b + (x % b) for "
+          "COLUMN_ROW_DEPTH.",
+    False: "The exact inverse of DEPTH_TO_SPACE1 of the same BlockSize b and Order: output "
+           "element (n, channel, y, x) holds input element (n, c, y * b + i, x * b + j), where "
+           "channel = (i * b + j) * C + c for DEPTH_COLUMN_ROW, and c * b^2 + i * b + j for "
+           "COLUMN_ROW_DEPTH (C = InputChannelCount, 0 <= i, j < b).",
+}
+_SIZES = {True: "{N, C / (BlockSize * BlockSize), H * BlockSize, W * BlockSize}",
+          False: "{N, C * BlockSize * BlockSize, H / BlockSize, W / BlockSize}"}
+
+
 class DepthSpaceFamily(OperatorSpec):
     """What the four operators share: the block movement, one way or the other, in an Order
     (DEPTH_COLUMN_ROW for the original operators, which state none)."""
@@ -77,6 +120,24 @@ class DepthSpaceFamily(OperatorSpec):
 
     def order(self, call: OperatorCall) -> str:
         return call.attributes.get("Order", "DEPTH_COLUMN_ROW")
+
+    def formula(self) -> list[Statement]:
+        out = [Statement(_FORMULA[self.to_space], notes("3"))]
+        if not any(a is ORDER for a in self.attributes):
+            successor = DEPTH_TO_SPACE1 if self.to_space else SPACE_TO_DEPTH1
+            out.append(Statement(f"The Order is DEPTH_COLUMN_ROW: the operator is {self.name}1 "
+                                 "with that Order (its page's Remarks).",
+                                 Citation(successor, "Remarks")))
+        sizes = (Citation(self.page, "OutputTensor") if self.to_space else notes("3"))
+        out.append(Statement(f"OutputTensor's Sizes are {_SIZES[self.to_space]}.", sizes))
+        out.append(Statement("Judged bit for bit: every output element is a copy of an input "
+                             "element (NaN payloads, -0.0 and denormals included).", notes("7")))
+        return out
+
+    def tensor_doc(self, name: str) -> str:
+        if name == "InputTensor":
+            return "4 dimensions {N, C, H, W}: batch, channels, height, width"
+        return f"4 dimensions {_SIZES[self.to_space]}"
 
     def infer_output_sizes(self, input_sizes: Sequence[int], attributes: Mapping[str, Any]
                            ) -> tuple[int, ...]:
@@ -140,9 +201,10 @@ class DepthToSpace(DepthSpaceFamily):
     type_value = 69
     introduced = FeatureLevel.FL_1_0
     page = DEPTH_TO_SPACE
-    attributes = (Attribute("BlockSize", "uint"),)
+    attributes = (BLOCK_SIZE,)
     support = _tables(page, "1_0")
     to_space = True
+    example_kernel = ExampleKernel(blocks_to_space, (depth_to_space,))
 
 
 class DepthToSpace1(DepthSpaceFamily):
@@ -150,9 +212,10 @@ class DepthToSpace1(DepthSpaceFamily):
     type_value = 113
     introduced = FeatureLevel.FL_2_1
     page = DEPTH_TO_SPACE1
-    attributes = (Attribute("BlockSize", "uint"), ORDER)
+    attributes = (BLOCK_SIZE, ORDER)
     support = _tables(page, "2_1")
     to_space = True
+    example_kernel = ExampleKernel(blocks_to_space, (depth_to_space,))
 
 
 class SpaceToDepth(DepthSpaceFamily):
@@ -160,9 +223,10 @@ class SpaceToDepth(DepthSpaceFamily):
     type_value = 68
     introduced = FeatureLevel.FL_1_0
     page = SPACE_TO_DEPTH
-    attributes = (Attribute("BlockSize", "uint"),)
+    attributes = (BLOCK_SIZE,)
     support = _tables(page, "1_0")
     to_space = False
+    example_kernel = ExampleKernel(blocks_to_depth, (space_to_depth,))
 
 
 class SpaceToDepth1(DepthSpaceFamily):
@@ -170,6 +234,7 @@ class SpaceToDepth1(DepthSpaceFamily):
     type_value = 114
     introduced = FeatureLevel.FL_2_1
     page = SPACE_TO_DEPTH1
-    attributes = (Attribute("BlockSize", "uint"), ORDER)
+    attributes = (BLOCK_SIZE, ORDER)
     support = _tables(page, "2_1")
     to_space = False
+    example_kernel = ExampleKernel(blocks_to_depth, (space_to_depth,))

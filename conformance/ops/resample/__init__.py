@@ -1,6 +1,8 @@
 """The resample family: RESAMPLE, RESAMPLE1, RESAMPLE2 and RESAMPLE3 in one package. spec.py holds
 the four specs (each its page's data, on one family base), sampling.py and antialias.py the
-sampling they share, examples.py the generic families' calls, pages.py the pages, the
+sampling they share, attributes.py their desc members that are no tensors, describe.py what the
+operator reference (`dmlconf describe`) says beyond that data (the formula, the example
+backend's kernels), examples.py the generic families' calls, pages.py the pages, the
 misreadings*.py modules the catalogues and cases/ this package's case families (with derive.py,
 which restates RESAMPLE1's cases for RESAMPLE2 and RESAMPLE3); docs/operators.md says what an
 operator package provides.
@@ -14,6 +16,7 @@ each holding only its OPERATORS and PAGES, its misreadings (this package's catal
 operator) and its case families (built on this package).
 """
 
+from conformance.ops.resample.attributes import AXIS_DIRECTIONS, INTERPOLATION_MODE, MODES
 from conformance.ops.resample.pages import PAGES
 from conformance.ops.resample.sampling import (
     ACCUMULATION_REL_ERROR,
@@ -32,9 +35,6 @@ from conformance.ops.resample.sampling import (
     operation_count,
 )
 from conformance.ops.resample.spec import (
-    AXIS_DIRECTIONS,
-    INTERPOLATION_MODE,
-    MODES,
     ROUNDINGS,
     Resample,
     Resample1,

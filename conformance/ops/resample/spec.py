@@ -43,7 +43,14 @@ import numpy as np
 from conformance.expected import Expected
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.ops.base import Attribute, OperatorCall, OperatorSpec, float32, table
+from conformance.ops.base import (
+    Attribute,
+    OperatorCall,
+    OperatorSpec,
+    Statement,
+    float32,
+    table,
+)
 from conformance.ops.resample.antialias import (
     Axis,
     Reading,
@@ -53,6 +60,17 @@ from conformance.ops.resample.antialias import (
     silences,
     stretch,
 )
+from conformance.ops.resample.attributes import (
+    ANTIALIASED,
+    AXIS_DIRECTIONS,
+    INPUT_PIXEL_OFFSETS,
+    INTERPOLATION_MODE,
+    MODES,
+    OUTPUT_PIXEL_OFFSETS,
+    ROUNDING_DIRECTION,
+    SCALES,
+)
+from conformance.ops.resample.describe import COUNT, KERNELS, TENSORS, formula
 from conformance.ops.resample.examples import DIRECTION, ResampleExamples
 from conformance.ops.resample.pages import (
     DIRECTION_PAGE,
@@ -72,13 +90,6 @@ from conformance.ops.resample.sampling import (
     unclamped,
 )
 from conformance.spec import Citation, Violation, notes
-
-MODES = {"NEAREST_NEIGHBOR": 0, "LINEAR": 1}  # DML_INTERPOLATION_MODE (notes §1)
-INTERPOLATION_MODE = Attribute("InterpolationMode", "enum", MODES,
-                               prefix="DML_INTERPOLATION_MODE_")
-#: DML_AXIS_DIRECTION (DirectML.h at DML_TARGET_VERSION 0x6400: "DML_AXIS_DIRECTION_INCREASING =
-#: 0, DML_AXIS_DIRECTION_DECREASING = 1"; the DML_AXIS_DIRECTION page states the same values).
-AXIS_DIRECTIONS = {"INCREASING": 0, "DECREASING": 1}
 
 #: RoundingDirection's two readings of a nearest coordinate c, as RESAMPLE1's rounding of a
 #: shifted coordinate: floor(c) = floor((c - 0.5) + 0.5), halves up; ceil(c) = ceil((c + 0.5) -
@@ -126,6 +137,19 @@ class ResampleFamily(OperatorSpec):
     def states(self, attribute: str) -> bool:
         """Whether the operator's desc has this attribute (a later page adds some)."""
         return any(a.name == attribute for a in self.attributes)
+
+    def formula(self) -> list[Statement]:
+        return formula(self)
+
+    def tensor_doc(self, name: str) -> str:
+        return TENSORS[name]
+
+    def derived_doc(self, name: str) -> str:
+        return COUNT
+
+    def capability_fields(self) -> tuple[str, ...]:
+        """Pixel offsets, where the desc states them (capability_gap)."""
+        return ("arbitrary_offsets", "offset_pairs") if self.states_offsets else ()
 
     @property
     def states_offsets(self) -> bool:
@@ -429,10 +453,11 @@ class Resample(ResampleFamily):
     type_value = 96
     introduced = FeatureLevel.FL_2_0
     page = RESAMPLE
-    attributes = (INTERPOLATION_MODE, Attribute("Scales", "floats"))
+    attributes = (INTERPOLATION_MODE, SCALES)
     derived_attributes = ("ScaleCount",)
     count_name = "ScaleCount"
     support = _tables(page, "2_0")
+    example_kernel = KERNELS[name]
 
 
 class Resample1(ResampleFamily):
@@ -440,12 +465,11 @@ class Resample1(ResampleFamily):
     type_value = 116
     introduced = FeatureLevel.FL_2_1
     page = RESAMPLE1
-    attributes = (INTERPOLATION_MODE, Attribute("Scales", "floats"),
-                  Attribute("InputPixelOffsets", "floats"),
-                  Attribute("OutputPixelOffsets", "floats"))
+    attributes = (INTERPOLATION_MODE, SCALES, INPUT_PIXEL_OFFSETS, OUTPUT_PIXEL_OFFSETS)
     derived_attributes = ("DimensionCount",)
     count_name = "DimensionCount"
     support = _tables(page, "2_1")
+    example_kernel = KERNELS[name]
 
 
 class Resample2(ResampleFamily):
@@ -453,15 +477,12 @@ class Resample2(ResampleFamily):
     type_value = 161  # DML_OPERATOR_RESAMPLE2 (DirectML.h, target 0x5100 and up; notes §1)
     introduced = FeatureLevel.FL_5_1  # Availability: "introduced in DML_FEATURE_LEVEL_5_1"
     page = RESAMPLE2
-    attributes: tuple[Attribute, ...] = (
-        INTERPOLATION_MODE,
-        Attribute("RoundingDirection", "enum", AXIS_DIRECTIONS, prefix="DML_AXIS_DIRECTION_"),
-        Attribute("Scales", "floats"),
-        Attribute("InputPixelOffsets", "floats"),
-        Attribute("OutputPixelOffsets", "floats"))
+    attributes: tuple[Attribute, ...] = (INTERPOLATION_MODE, ROUNDING_DIRECTION, SCALES,
+                                         INPUT_PIXEL_OFFSETS, OUTPUT_PIXEL_OFFSETS)
     derived_attributes = ("DimensionCount",)
     count_name = "DimensionCount"
     support = tables(page, (("5_1", "FLOAT32, FLOAT16"), ("6_2", "FLOAT32, FLOAT16, INT8, UINT8")))
+    example_kernel = KERNELS[name]
 
 
 class Resample3(Resample2):
@@ -469,5 +490,6 @@ class Resample3(Resample2):
     type_value = 175  # DML_OPERATOR_RESAMPLE3 (DirectML.h, target 0x6400; notes §1)
     introduced = FeatureLevel.FL_6_4  # Availability: "introduced in DML_FEATURE_LEVEL_6_4"
     page = RESAMPLE3
-    attributes = (*Resample2.attributes, Attribute("Antialiased", "bool"))
+    attributes = (*Resample2.attributes, ANTIALIASED)
     support = tables(page, (("6_4", "FLOAT32, FLOAT16, INT8, UINT8"),))
+    example_kernel = KERNELS[name]
