@@ -1,5 +1,7 @@
-"""The README's two set-up commands stay true: CI runs the test command verbatim, and the main
-command runs the built `dmlconf run`."""
+"""The README, the short front door (issue 27): its two set-up commands stay true (CI runs the
+test command verbatim, and the main command runs the built `dmlconf run`), it stays short and
+links every page of docs/; the synopsis of docs/usage.md and the layout of docs/development.md
+(once the README's) name what exists."""
 
 from __future__ import annotations
 
@@ -11,8 +13,12 @@ import pytest
 from tests.support import ROOT
 
 
+def readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
 def setup_commands() -> list[str]:
-    text = (ROOT / "README.md").read_text()
+    text = readme()
     section = text.split("## Set-up", 1)[1].split("\n## ", 1)[0]
     return [line.strip() for line in section.splitlines() if re.match(r"^    \S", line)]
 
@@ -33,10 +39,41 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert setup_commands()[1] in ci.splitlines()
 
 
+def test_the_readme_is_short_and_links_every_page_of_docs() -> None:
+    text = readme()
+    assert len(text.splitlines()) <= 200
+    headings = re.findall(r"^## (.+)$", text, re.M)
+    assert headings[:3] == ["Set-up", "Vendor quick start", "Implementations"], headings
+    linked = set(re.findall(r"\]\((docs/[^)#]+)", text))
+    pages = {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md")}
+    assert pages - linked == set(), "the README's Documentation section lists every page"
+    assert {"docs/operators/README.md", "docs/findings/README.md"} <= linked
+    missing = sorted(link for link in linked if not (ROOT / link).exists())
+    assert missing == [], missing
+
+
+def test_every_section_of_the_readme_a_page_names_is_there() -> None:
+    """A page that sends the reader to `the README's "Section"` names a heading it has."""
+    headings = set(re.findall(r"^#+ (.+)$", readme(), re.M))
+    named = [(p.relative_to(ROOT).as_posix(), m[1]) for p in sorted((ROOT / "docs").rglob("*.md"))
+             for m in re.finditer(r"README's \"([^\"]+)\"", p.read_text(encoding="utf-8"))]
+    assert [(page, name) for page, name in named if name not in headings] == []
+
+
+def test_the_vendor_quick_start_is_twenty_lines_at_most() -> None:
+    """Its lines that are not blank: the backend, the certify command, the links on."""
+    section = readme().split("## Vendor quick start", 1)[1].split("\n## ", 1)[0]
+    assert len([line for line in section.splitlines() if line.strip()]) <= 20
+    assert "dmlconf certify --backend my_backend.py:MyBackend" in section
+    for page in ("docs/operators/README.md", "docs/certification.md", "docs/backends.md"):
+        assert f"]({page})" in section, page
+
+
 def usage_lines() -> list[list[str]]:
-    """The README's synopsis of the commands ("Using it"), one command per entry, its
-    continuation lines joined: the words of each `dmlconf ...` command."""
-    block = (ROOT / "README.md").read_text().split("## Using it", 1)[1].split("\n\n", 2)[1]
+    """docs/usage.md's synopsis of the commands (once the README's "Using it"), one command per
+    entry, its continuation lines joined: the words of each `dmlconf ...` command."""
+    text = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+    block = text.split("## The commands", 1)[1].split("\n\n", 2)[1]
     commands: list[str] = []
     for line in block.splitlines():
         if line.startswith("    dmlconf") or line.startswith("    pytest"):
@@ -46,8 +83,8 @@ def usage_lines() -> list[list[str]]:
     return [c.split() for c in commands if c.startswith("dmlconf")]
 
 
-def test_every_command_and_option_of_the_readme_synopsis_exists() -> None:
-    """Each `dmlconf` command the README lists is a subcommand of the real parser and takes
+def test_every_command_and_option_of_the_usage_synopsis_exists() -> None:
+    """Each `dmlconf` command docs/usage.md lists is a subcommand of the real parser and takes
     every option written beside it (a newcomer copies these lines)."""
     import argparse
 
@@ -62,10 +99,10 @@ def test_every_command_and_option_of_the_readme_synopsis_exists() -> None:
             known = {s for a in top._actions for s in a.option_strings}
         else:
             listed.add(words[1])
-            assert words[1] in sub.choices, f"README lists `dmlconf {words[1]}`: no such command"
+            assert words[1] in sub.choices, f"usage.md lists `dmlconf {words[1]}`: no such command"
             known = {s for a in sub.choices[words[1]]._actions for s in a.option_strings}
         missing = sorted(o for o in options if o and o not in known)
-        assert not missing, f"README's `{' '.join(words[:2])}` names options it lacks: {missing}"
+        assert not missing, f"usage.md's `{' '.join(words[:2])}` names options it lacks: {missing}"
     public = {name for name, p in sub.choices.items() if p.description != argparse.SUPPRESS}
     assert {"run", "certify", "verify", "export", "compare"} <= listed
     assert listed <= public
@@ -82,7 +119,8 @@ def test_the_unit_tier_names_test_files_that_exist() -> None:
 
 
 def test_the_layout_names_every_page_of_docs() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """docs/development.md's layout of the repository (once the README's)."""
+    text = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
     layout = text[text.index("    docs/  "):text.index("    benchmarks/")]
     pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
     assert [p for p in pages if p not in layout] == []
@@ -90,7 +128,7 @@ def test_the_layout_names_every_page_of_docs() -> None:
 
 def test_a_partial_run_reads_no_verdict_and_a_failing_one_not_conformant(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The README: a partial run that fails nothing says "N of M mustpass cases run: no
+    """docs/usage.md: a partial run that fails nothing says "N of M mustpass cases run: no
     verdict"; one that fails a mandatory case "NOT conformant (... N of M mustpass cases run)"."""
     from conformance.cli import main
 
@@ -109,7 +147,7 @@ def test_a_partial_run_reads_no_verdict_and_a_failing_one_not_conformant(
 def test_no_page_installs_the_suite_from_an_index_it_is_not_on() -> None:
     """dml-conformance is on no package index: a page installs it from a clone or a wheel."""
     wrong = re.compile(r"pip install (?:-\S+ )*dml-conformance(?![\w./-])")
-    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
     found = [f"{p.name}: {m.group(0)}" for p in pages
              for m in wrong.finditer(p.read_text(encoding="utf-8"))]
     assert found == []

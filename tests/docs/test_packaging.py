@@ -279,9 +279,9 @@ def test_the_wheel_installed_in_a_fresh_venv_certifies_numpy_from_an_empty_folde
         assert f"feature level {level}: conformant" in run.stdout, run.stdout
     assert sorted(p.name for p in empty.iterdir()) == ["r.json"]  # nothing else written there
 
-    # The vendor's workflow (README, "From a pip install to a verified certificate"): a backend
-    # of their own package certified from the installed wheel, the bundle handed over and
-    # verified by someone else in another folder.
+    # The vendor's workflow (docs/backends.md, "From a pip install to a verified certificate"):
+    # a backend of their own package certified from the installed wheel, the bundle handed over
+    # and verified by someone else in another folder.
     vendor, reviewer = tmp_path / "vendor", tmp_path / "reviewer"
     (vendor / "mypkg").mkdir(parents=True)
     (vendor / "mypkg" / "__init__.py").write_text(

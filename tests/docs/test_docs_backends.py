@@ -1,8 +1,9 @@
-"""The README's "Certifying your own implementation" section, executed (issue 15): the backend
-it shows is written to a file and certified by the installed `dmlconf` in a subprocess, as a
-newcomer would run it; a copy with a one-line bug FAILs; every name the section puts in
-backticks exists in the code under that name (a field, a method with those parameters, a
-command option), and every output it quotes is what the runs print."""
+"""docs/backends.md, "Writing a backend" (once the README's "Certifying your own
+implementation"), executed (issue 15): the backend it shows is written to a file and certified
+by the installed `dmlconf` in a subprocess, as a newcomer would run it; a copy with a one-line
+bug FAILs; every name the page puts in backticks exists in the code under that name (a field, a
+method with those parameters, a command option), and every output it quotes is what the runs
+print. The page's last section, the workflow from a pip install, is test_packaging.py's."""
 
 from __future__ import annotations
 
@@ -28,8 +29,9 @@ from conformance.results.model import STATUSES
 from tests.support import CASES, DOCUMENTED, ROOT
 from tests.support.console import dmlconf, outside_env
 
-SECTION = "### Certifying your own implementation"
-MARKER = re.compile(r"<!-- readme-backend: (\S+\.py) .*?-->\n```python\n(.*?)```\n", re.S)
+PAGE = ROOT / "docs" / "backends.md"
+END = "\n## From a pip install to a verified certificate"
+MARKER = re.compile(r"<!-- backend-example: (\S+\.py) .*?-->\n```python\n(.*?)```\n", re.S)
 OPERATOR = "DEPTH_TO_SPACE1"
 #: The one-line bug: the two Orders swapped.
 RIGHT, WRONG = '== "DEPTH_COLUMN_ROW"', '== "COLUMN_ROW_DEPTH"'
@@ -41,8 +43,10 @@ GENERATED = ("layouts/depth_to_space1.yaml", "invalid/depth_to_space1.yaml",
 
 
 def section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return re.split(r"\n##+ ", text.split(SECTION, 1)[1], maxsplit=1)[0]
+    """The page up to its last section."""
+    text = PAGE.read_text(encoding="utf-8")
+    assert END in text
+    return text.split(END, 1)[0]
 
 
 def snippet() -> tuple[str, str]:
@@ -79,7 +83,7 @@ def run(tmp_path: Path, code: str, *args: str) -> tuple[subprocess.CompletedProc
 
 
 def readme_command_args() -> list[str]:
-    """The README's run command for the snippet: its arguments after `--backend FILE:Class`."""
+    """The page's run command for the snippet: its arguments after `--backend FILE:Class`."""
     file_name, code = snippet()
     spec = f"{file_name}:{backend_class_name(code)}"
     (line,) = [c for c in commands() if f"--backend {spec}" in c]
@@ -97,7 +101,7 @@ def test_the_readme_backend_passes_what_it_claims_and_the_rest_is_not_supported(
         tmp_path: Path) -> None:
     _, code = snippet()
     args = readme_command_args()
-    assert "-k" in args  # the README selects its operator's cases
+    assert "-k" in args  # the page selects its operator's cases
     proc, doc = run(tmp_path, code, *args, *cases_args(*GENERATED))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     by_status: Counter[tuple[tuple[str, ...], str]] = Counter(
@@ -111,11 +115,11 @@ def test_the_readme_backend_passes_what_it_claims_and_the_rest_is_not_supported(
     # its invalid descs were judged (rejected), not left out
     assert any(r["id"].startswith("generated/invalid/") and r["status"] == "PASS"
                for r in doc["results"])
-    # the reasons the README quotes are the ones the run gives
+    # the reasons the page quotes are the ones the run gives
     reasons = {r["message"] for r in others}
     quoted = [s for s in quoted_outputs()
               if not s.startswith(("FAIL ", "judged by", "diagnoses of"))]
-    assert quoted, "the README quotes no NOT_SUPPORTED reason"
+    assert quoted, "the page quotes no NOT_SUPPORTED reason"
     for reason in quoted:
         assert reason in reasons, f"`{reason}` is not what the run says: {sorted(reasons)}"
 
@@ -137,7 +141,7 @@ def test_a_copy_with_the_orders_swapped_fails_naming_the_case(tmp_path: Path) ->
         cause, why = printed[0].split(": ", 1)[1].split(" | ", 1)
         assert cause == "diagnosis: other-order"
         assert message.startswith(why.split(" [1]")[0].removesuffix("..."))
-    # what the README quotes of the run (with "..." for what it leaves out) is what it printed
+    # what the page quotes of the run (with "..." for what it leaves out) is what it printed
     printed = " ".join((proc.stdout + proc.stderr).split())
     quoted = [s for s in quoted_outputs() if s.startswith(("FAIL ", "judged by", "diagnoses of"))]
     assert len(quoted) == 3, quoted
@@ -145,12 +149,12 @@ def test_a_copy_with_the_orders_swapped_fails_naming_the_case(tmp_path: Path) ->
         position = 0
         for part in quote.removesuffix(" ...").split(" ... "):
             found = printed.find(part, position)
-            assert found >= 0, f"the run did not print {part!r} (the README quotes it): {printed}"
+            assert found >= 0, f"the run did not print {part!r} (the page quotes it): {printed}"
             position = found + len(part)
 
 
 def entry_points_table() -> dict[str, str]:
-    """The entry points the README's pyproject.toml block registers: name -> "module:Class"."""
+    """The entry points the page's pyproject.toml block registers: name -> "module:Class"."""
     (block,) = re.findall(r"```toml\n(.*?)```", section(), re.S)
     return tomllib.loads(block)["project"]["entry-points"][backend_module.ENTRY_POINT_GROUP]
 
@@ -158,7 +162,7 @@ def entry_points_table() -> dict[str, str]:
 @pytest.mark.parametrize("form", ["entry point", "import path"])
 def test_the_snippet_in_a_package_runs_by_its_registered_name_and_its_import_path(
         tmp_path: Path, form: str) -> None:
-    """The README's package forms, as pip would install them: its module on the path and, for
+    """The page's package forms, as pip would install them: its module on the path and, for
     the name, the entry_points.txt that pip writes from its pyproject.toml table."""
     _, code = snippet()
     ((name, target),) = entry_points_table().items()
@@ -212,7 +216,7 @@ def example_objects() -> dict[str, Any]:
     call and desc of a documented case of its operator."""
     _, code = snippet()
     module = ModuleType("readme_backend")
-    exec(compile(code, "readme_backend", "exec"), module.__dict__)  # the README's own code
+    exec(compile(code, "readme_backend", "exec"), module.__dict__)  # the page's own code
     backend = getattr(module, backend_class_name(code))()
     case = load_cases([DOCUMENTED / "depth_to_space1.yaml"])[0]
     call = case.calls[0].call
@@ -297,7 +301,7 @@ def test_every_name_in_backticks_exists_as_the_section_spells_it() -> None:
     file_name, _ = snippet()
     checked = 0
     for span in filter(is_code, spans()):
-        if span.endswith(".py"):  # the file the README saves the backend in
+        if span.endswith(".py"):  # the file the page saves the backend in
             assert span == file_name
         elif call := re.fullmatch(rf"({IDENTIFIER})\((.*)\)", span):  # f(a, b): its parameters
             target = resolve(call[1], words, objects)
@@ -331,3 +335,45 @@ def test_the_names_the_issue_found_wrong_are_spelled_as_the_code_spells_them() -
     _, code = snippet()
     assert "@property\n    def capabilities(self)" in code
 
+
+
+# -- the README's quick start, the short form of the page -----------------------------------------
+def quick_start() -> tuple[str, str, str]:
+    """(file name, code, certify command) of the README's vendor quick start."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Vendor quick start", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    (file_name,) = re.findall(r"Save it as `(\S+\.py)`", section)
+    (certify,) = [line.strip() for line in section.splitlines()
+                  if line.startswith("    dmlconf certify ")]
+    return file_name, code, certify
+
+
+def test_the_quick_start_backend_passes_its_cases_and_is_the_one_certified(
+        tmp_path: Path) -> None:
+    file_name, code, certify = quick_start()
+    spec = f"{file_name}:{backend_class_name(code)}"
+    assert shlex.split(certify)[2:4] == ["--backend", spec]
+    (tmp_path / file_name).write_text(code, encoding="utf-8")
+    proc = subprocess.run(
+        [dmlconf(), "run", "--backend", spec, "-k", "depth_to_space1", *cases_args(*GENERATED),
+         "--json", "results.json"], cwd=tmp_path, env=outside_env(tmp_path),
+        capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    statuses = Counter(r["status"] for r in doc["results"] if r["operators"] == [OPERATOR])
+    assert statuses["PASS"] >= 100 and set(statuses) == {"PASS"}, statuses
+
+
+def test_the_quick_start_certify_command_gives_a_scoped_conformant(tmp_path: Path) -> None:
+    """The README's certify command, as written (a bundle folder added), on the whole mustpass
+    list: the backend implements DEPTH_TO_SPACE1 alone, and its scope is conformant."""
+    file_name, code, certify = quick_start()
+    (tmp_path / file_name).write_text(code, encoding="utf-8")
+    proc = subprocess.run(
+        [dmlconf(), *shlex.split(certify)[1:], "--out", "bundle"], cwd=tmp_path,
+        env=outside_env(tmp_path), capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    level = shlex.split(certify)[shlex.split(certify).index("--level") + 1]
+    assert f"feature level {level}: conformant for {OPERATOR} (" in proc.stdout
+    assert "NOT conformant" not in proc.stdout
