@@ -4,7 +4,8 @@ records, and each result's status is compared with the bundle's (docs/certificat
 "Rerun a sample").
 
     the bundle's results.json --sha256--> the seed (its first 16 hex digits; --seed: another)
-      --> the sample: the N ids whose sha256("<seed>/<id>") is smallest (all: every id)
+      --> the sample: the N ids whose sha256("<seed>/<id>") is smallest (all: every id), of
+          a scoped claim's covered cases only (results.scope: the rest were not run)
       --> a certification Session of those cases (bundle.select: the committed case set,
           checked; the bundle's feature level, execution flags and timeout; isolated, the
           sandbox as for certify; no baseline)
@@ -28,7 +29,7 @@ from typing import TextIO
 from conformance.certify.bundle import RESULTS, sandboxing, select, sha256_file
 from conformance.flags import ExecutionFlags
 from conformance.levels import FeatureLevel
-from conformance.results import FAILING, Execution, Result, ResultsDocument, Status
+from conformance.results import FAILING, Execution, Result, ResultsDocument, Scope, Status
 
 #: Cases a rerun takes by default: enough that a bundle with a few percent of its results forged
 #: is caught with high probability (1 - (1 - f)^50: 64% at f = 2%, 92% at 5%), few enough to
@@ -178,7 +179,9 @@ def rerun(folder: Path, doc: ResultsDocument, request: Request, out: TextIO) -> 
 
     level = FeatureLevel.parse(doc.feature_level)
     seed = request.seed or seed_of(sha256_file(folder / RESULTS))
-    recorded = {r.id: r for r in doc.results}
+    scope = Scope.from_json(doc.scope if doc.has("scope") else None)
+    recorded = {r.id: r for r in doc.results
+                if scope is None or scope.covers(r.operators, r.data_types)}
     chosen = sample(recorded, seed, request.sample)
     outcome = Outcome(seed, len(chosen), len(recorded))
     timeout = request.timeout_s if request.timeout_s is not None else _recorded_timeout(doc)
@@ -186,7 +189,8 @@ def rerun(folder: Path, doc: ResultsDocument, request: Request, out: TextIO) -> 
         session = Session(sandboxing(request.without_sandbox, RunOptions(
             backend=request.backend, level=level,
             execution_flags=ExecutionFlags.parse(doc.execution_flags), certify=True,
-            workers=request.workers, timeout_s=timeout, json=Path(tmp) / RESULTS)))
+            workers=request.workers, timeout_s=timeout, json=Path(tmp) / RESULTS,
+            scope=scope)))
         select(session, level)
         wanted = set(chosen)
         session.cases = [c for c in session.cases if c.id in wanted]

@@ -127,3 +127,19 @@ def test_certify_refuses_a_scope_it_cannot_judge(bundles: dict[str, Path], tmp_p
                  scope, "--out", str(tmp_path / "refused")])
     assert code == 2 and said in capsys.readouterr().err
     assert not (tmp_path / "refused").exists()
+
+
+def test_a_scoped_bundle_reruns_its_covered_cases(bundles: dict[str, Path],
+                                                  capsys: pytest.CaptureFixture) -> None:
+    """--rerun samples the cases the scope covers (the rest were not run) and reruns them with
+    the scope, so the reviewer's backend agrees; every covered case, here."""
+    folder = bundles["scoped"]
+    doc = json.loads((folder / "results.json").read_text())
+    covered = [r for r in doc["results"] if r["operators"] == ["RESAMPLE1"]
+               and r["data_types"] == ["FLOAT32"]]
+    capsys.readouterr()
+    assert main(["verify", str(folder), "--rerun", str(bundles["backend"]), "--sample",
+                 "all"]) == 0
+    err = capsys.readouterr().err
+    assert f"rerun: {len(covered)} of {len(covered)} cases (every case)" in err, err
+    assert "all agree" in err
