@@ -56,3 +56,22 @@ def test_a_journal_of_another_scope_is_not_resumed(tmp_path: Path) -> None:
     with pytest.raises(journal.JournalError, match="scope"):
         journal.Journal(path, {**run, "scope": None}, resume=True)
     journal.Journal(path, run, resume=True).finish()
+
+
+def test_the_shards_of_a_scoped_run_merge_with_their_scope(tmp_path: Path) -> None:
+    cases = ["--cases", str(DOCUMENTED / "resample1.yaml"),
+             "--cases", str(DOCUMENTED / "depth_to_space1.yaml")]
+    for k in (1, 2):
+        assert main(["run", "--backend", "numpy", "--no-isolate", *cases, "--scope",
+                     "RESAMPLE1", "--shard", f"{k}/2", "--json", str(tmp_path / f"{k}.json"),
+                     "-q"]) == 0
+    assert main(["merge", str(tmp_path / "1.json"), str(tmp_path / "2.json"),
+                 "--json", str(tmp_path / "merged.json")]) == 0
+    merged = json.loads((tmp_path / "merged.json").read_text())
+    assert merged["scope"] == {"RESAMPLE1": ["FLOAT32", "FLOAT16", "UINT8", "INT8"]}
+    assert merged["verdict"]["2_1"]["not_covered"] >= 2
+    # shards of different scopes are not one run
+    assert main(["run", "--backend", "numpy", "--no-isolate", *cases, "--shard", "2/2",
+                 "--json", str(tmp_path / "2.json"), "-q"]) == 0
+    assert main(["merge", str(tmp_path / "1.json"), str(tmp_path / "2.json"),
+                 "--json", str(tmp_path / "m2.json")]) == 2
