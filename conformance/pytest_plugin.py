@@ -47,7 +47,7 @@ from typing import Any
 import pytest
 
 from conformance.casefile import Case, CaseFileError
-from conformance.results import FAILING, Status, counted
+from conformance.results import FAILING, Scope, Status, counted
 
 COLLECTOR_NAME = "dmlconf"
 #: The user property naming a warned case's message (read back by the terminal summary, also
@@ -85,6 +85,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="DML_EXECUTION_FLAGS to compile every operator with, e.g. "
                          "ALLOW_HALF_PRECISION_COMPUTATION,DISABLE_META_COMMANDS (as dmlconf "
                          "run --execution-flags; default NONE)")
+    group.addoption("--dml-scope", action="append", default=[], metavar="OPERATOR[:TYPES]",
+                    help="claim only these slices, as dmlconf run --scope: the cases outside "
+                         "are skipped as not covered (repeatable)")
     group.addoption("--dml-strict", action="store_true", default=False,
                     help="with --dml-baseline: a case the baseline expects to fail that passes "
                          "(XPASS) fails its item (as `dmlconf run --strict`)")
@@ -123,6 +126,10 @@ class DmlConformance:
             self.flags = ExecutionFlags.parse(config.getoption("dml_execution_flags"))
         except ValueError as exc:
             raise pytest.UsageError(f"--dml-execution-flags: {exc}") from None
+        try:
+            scope = Scope.parse(config.getoption("dml_scope"))
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc).replace("--scope", "--dml-scope", 1)) from None
         self.strict = bool(config.getoption("dml_strict"))
         baseline = config.getoption("dml_baseline")
         if self.strict and not baseline:
@@ -133,7 +140,7 @@ class DmlConformance:
             backend=self.backend_name, cases=tuple(base / p for p in config.getoption("dml_cases")),
             patterns=tuple(patterns), level=self.level, execution_flags=self.flags,
             baseline=baseline, strict=self.strict, isolate=config.getoption("dml_isolate"),
-            timeout_s=config.getoption("dml_timeout"))
+            timeout_s=config.getoption("dml_timeout"), scope=scope)
         try:
             self.session = Session(options)
         except baselines.BaselineError as exc:

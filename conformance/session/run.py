@@ -416,10 +416,10 @@ class Session:
         return self.results
 
     def run_case(self, case: Case) -> Result:
-        """One case's result, the baseline applied (the plugin's items, the explorer's
-        examples: start(one_at_a_time=True) first)."""
+        """One case's result (the plugin's items, the explorer's examples), baseline applied."""
         assert self.runner is not None, "start() first"
-        result = self.runner.run(case)
+        why = out_of_scope(case, self.options.scope)
+        result = new_result(case, Status.NOT_SUPPORTED, why) if why else self.runner.run(case)
         if self.baseline is not None:
             result = baselines.apply(self.baseline, [result], tags=self.tags()).results[0]
         return result

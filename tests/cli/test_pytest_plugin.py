@@ -316,3 +316,16 @@ def test_execution_flags_in_the_reproduce_command_and_usage_errors(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--dml-level: unknown feature level '5.1': give it as 5_1, "
                                  "0x5100 or DML_FEATURE_LEVEL_5_1*"])
+
+
+def test_a_scope_skips_the_cases_it_does_not_cover(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--dml-backend", "numpy", "--dml-scope", "DEPTH_TO_SPACE1",
+                 "-rs", cases=str(DOCUMENTED / "depth_to_space1.yaml"))
+    result.assert_outcomes(passed=2)
+    result = run(pytester, "--dml-backend", "numpy", "--dml-scope", "RESAMPLE1", "-rs",
+                 cases=str(DOCUMENTED / "depth_to_space1.yaml"))
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines(["*not covered: outside the claimed scope (RESAMPLE1)*"])
+    result = run(pytester, "--dml-backend", "numpy", "--dml-scope", "RESAMPEL1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--dml-scope: 'RESAMPEL1' is no operator: did you mean*"])
