@@ -439,14 +439,6 @@ def case_data_type(r: Result) -> str:
     return NO_DATA_TYPE
 
 
-def case_family(r: Result) -> str:
-    """"documented" for a documented case, else the generated case's first tag (its family)."""
-    tags = r.tags or []
-    if str(r.id).startswith("documented/") or (tags and tags[0] == "documented"):
-        return "documented"
-    return str(tags[0]) if tags else NO_DATA_TYPE
-
-
 def repro_command(doc: ResultsDocument, case: str | Result) -> str:
     """The one command that reruns a case alone (conformance.results.reproduce, as every face
     prints it), from the document: the run's case paths, backend, chosen feature level and

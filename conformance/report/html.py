@@ -22,7 +22,6 @@ from conformance.report.common import (
     NO_DATA_TYPE,
     WARNING,
     case_data_type,
-    case_family,
     closest,
     crash_line,
     crash_output,
@@ -52,7 +51,7 @@ from conformance.report.headline import (
     scope_text,
 )
 from conformance.report.heat_map import grid_notes, picture
-from conformance.results import STATUSES, Result, ResultsDocument, Status
+from conformance.results import STATUSES, Result, ResultsDocument, Status, case_family
 
 #: Statuses from worst to best: a matrix cell is coloured by the first one it holds. A
 #: QUALITY_WARNING passes (results.PASSING) but is worth a look: after NOT_SUPPORTED, which

@@ -32,6 +32,7 @@ from conformance.results.io import (
     write,
     write_atomic,
 )
+from conformance.results.matrix import case_family
 from conformance.results.model import (
     FAILING,
     PASSING,
@@ -82,6 +83,7 @@ __all__ = [
     "ShardRun",
     "Status",
     "Verdict",
+    "case_family",
     "chosen_level",
     "conformant_text",
     "counted",

@@ -171,12 +171,14 @@ def _case_row(case_id: str, any_result: Result, results: list[Result | None]) ->
     operator = "/".join(any_result.operators or []) or "-"
     data_type = "/".join(any_result.data_types or []) or "-"
     return Row("case", case_id, tuple(cells), operator=operator, data_type=data_type,
-               family=_family(any_result), ambiguous=bool(any_result.ambiguous))
+               family=case_family(any_result), ambiguous=bool(any_result.ambiguous))
 
 
-def _family(r: Result) -> str:
+def case_family(r: Result) -> str:
+    """"documented" for a documented case, else the generated case's first tag (its family);
+    "-" for a case with neither."""
     tags = r.tags or []
-    if r.id.startswith("documented/") or (tags and tags[0] == "documented"):
+    if str(r.id).startswith("documented/") or (tags and tags[0] == "documented"):
         return "documented"
     return str(tags[0]) if tags else "-"
 

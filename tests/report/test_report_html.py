@@ -17,7 +17,7 @@ from conformance import present, report
 from conformance.cli import main
 from conformance.report import common
 from conformance.report import html as html_report
-from conformance.results import NOT_RECOGNISED, STATUSES
+from conformance.results import NOT_RECOGNISED, STATUSES, case_family
 from tests.support import DOCUMENTED, SWAPPED, Dmlconf
 from tests.support.documents import (
     CRASH,
@@ -163,9 +163,9 @@ def test_sections_and_matrices() -> None:
     assert common.case_data_type(as_result({"id": "x/float16",
                                             "data_types": ["FLOAT32", "UINT8"]})) == \
         "FLOAT32/UINT8"
-    assert common.case_family(as_result({"id": "documented/x", "tags": ["documented"]})) == \
+    assert case_family(as_result({"id": "documented/x", "tags": ["documented"]})) == \
         "documented"
-    assert common.case_family(as_result({"id": "generated/offsets/x", "tags": ["offsets"]})) == \
+    assert case_family(as_result({"id": "generated/offsets/x", "tags": ["offsets"]})) == \
         "offsets"
     # the operators are the columns (fewer than data types or families), their names
     # breakable after an underscore, with the full name as the title; data types and
