@@ -283,3 +283,17 @@ def test_fault_is_outside_another_family(backend: type[Backend], name: str, subs
     results = run(name, backend, subset)
     bad = [f"{r.id}: {r.status} {r.message[:200]}" for r in results if r.status != "PASS"]
     assert not bad, f"{backend.__name__} should pass {name}: {len(bad)} did not: {bad[:3]}"
+
+
+def test_an_ambiguous_invalid_case_gives_the_reason_of_its_own_rule() -> None:
+    """The reason an invalid case is reported apart names what its rule is about: a non-finite
+    pixel offset's case said "no page states that scales must be positive or finite"."""
+    cases = load_cases([GENERATED / "invalid"])
+    about = {"resample.offsets": "offsets", "resample.scales": "scales"}
+    checked = 0
+    for case in cases:
+        for rule, word in about.items():
+            if rule in case.tags:
+                assert case.ambiguous and word in case.ambiguous, (case.id, case.ambiguous)
+                checked += 1
+    assert checked >= 20

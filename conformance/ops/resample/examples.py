@@ -105,6 +105,8 @@ ADDED = {"RESAMPLE2": "RoundingDirection", "RESAMPLE3": "Antialiased"}
 #: The bitlevel family's types: those nearest sampling takes.
 BITLEVEL_TYPES = (F32, F16, I8, U8)
 READING_SCALES = "NOTES §4: no page states that scales must be positive or finite (a reading)"
+READING_OFFSETS = ("NOTES §4, extended: no page states that pixel offsets must be finite; a "
+                   "non-finite offset leaves the coordinate undefined (a reading)")
 
 
 def page(operator: str) -> Page:
@@ -281,10 +283,10 @@ class ResampleExamples(Examples):
             for slug, value in (("nan", math.nan), ("infinite", -math.inf)):
                 out.append(Breaking(f"input-offset-{slug}", "resample.offsets",
                                     set_attributes(InputPixelOffsets=[0.5, 0.5, value, 0.5]),
-                                    READING_SCALES))
+                                    READING_OFFSETS))
                 out.append(Breaking(f"output-offset-{slug}", "resample.offsets",
                                     set_attributes(OutputPixelOffsets=[-0.5, -0.5, -0.5, value]),
-                                    READING_SCALES))
+                                    READING_OFFSETS))
         if self.spec.states("RoundingDirection"):  # a DML_AXIS_DIRECTION value (0 or 1)
             out.append(Breaking("rounding-direction-2", "resample2.rounding_direction",
                                 set_attributes(RoundingDirection=2)))
