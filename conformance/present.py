@@ -217,7 +217,7 @@ def verdict_line(v: Verdict, reasons: list[tuple[str, int]] | None = None,
     outside = (f"; {v.not_covered} outside the scope, not covered"
                if scope is not None and v.not_covered else "")
     return (f"{word} ({n(Status.PASS) + n(Status.XPASS)}/{v.mandatory} mandatory cases "
-            f"{'run ' if v.conformant is None else ''}pass; FAIL {n(Status.FAIL)}, "
+            f"{'run ' if v.conformant is None and coverage(v) else ''}pass; FAIL {n(Status.FAIL)}, "
             f"ERROR {n(Status.ERROR)}, NOT_SUPPORTED {n(Status.NOT_SUPPORTED)}{xfail}"
             f"{outside}{'; ' + partial if partial else ''})")
 

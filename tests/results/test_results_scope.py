@@ -99,6 +99,9 @@ def test_without_a_scope_cases_not_claimed_are_not_covered_never_not_conformant(
     assert (v.conformant, v.mandatory, v.not_covered) == (None, 4, 2)
     words = verdict_words(doc)["2_1"]
     assert words.startswith("not covered: 2 mandatory cases NOT_SUPPORTED, none failed")
+    # a whole run: its mandatory cases pass, not "run pass" as a partial run's
+    assert "(2/4 mandatory cases pass; FAIL 0, ERROR 0, NOT_SUPPORTED 2)" in verdict_line(
+        doc.verdict["2_1"])
     assert "--scope" in words and "NOT conformant" not in words
 
 
